@@ -1,0 +1,46 @@
+import type { TypedApp } from '../../app.ts'
+import { authOf, ok } from '../../http/envelope.ts'
+import { responses } from '../../http/schemas.ts'
+import { AuthCheck } from './schemas.ts'
+
+export function accountRoutes(app: TypedApp) {
+  app.get(
+    '/auth/check',
+    {
+      config: { permission: 'account:read' },
+      schema: {
+        tags: ['Account'],
+        summary: 'Check the API key',
+        description:
+          'The tenant, key, permissions, data-retention mode, languages and rate limit behind the presented key.',
+        security: [{ apiKey: [] }],
+        response: responses(AuthCheck),
+      },
+    },
+    async (request) => {
+      const { tenant, key, rateLimit } = authOf(request)
+      return ok(request, {
+        tenant: { id: tenant.id, name: tenant.name, organization: tenant.organization },
+        key: {
+          id: key.id,
+          type: key.type,
+          environment: key.environment,
+          name: key.name,
+          prefix: key.prefix,
+          expiresAt: key.expiresAt?.toISOString() ?? null,
+        },
+        environment: key.environment,
+        permissions: key.permissions,
+        dataRetention: tenant.dataRetention,
+        defaultLanguage: tenant.defaultLanguage,
+        language: request.language,
+        rateLimit: {
+          limit: rateLimit.limit,
+          windowSeconds: rateLimit.windowSeconds,
+          remaining: rateLimit.remaining,
+          reset: rateLimit.resetAt,
+        },
+      })
+    },
+  )
+}

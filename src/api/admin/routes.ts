@@ -1,0 +1,71 @@
+import type { FastifySchema } from 'fastify'
+import { Type } from 'typebox'
+import type { TypedApp } from '../../app.ts'
+import type { TenantService } from '../../domain/tenants/service.ts'
+import { ok } from '../../http/envelope.ts'
+import { OffsetPagination, OffsetQuery, responses } from '../../http/schemas.ts'
+import { ApiKey, ApiKeyCreate, CreatedApiKey, Tenant, TenantCreate, TenantUpdate } from './schemas.ts'
+
+const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 100 }) })
+const KeyParams = Type.Object({ keyId: Type.String({ maxLength: 100 }) })
+const TenantData = Type.Object({ tenant: Tenant })
+
+const admin = <S extends FastifySchema>(summary: string, schema: S) => ({
+  config: { admin: true },
+  schema: { tags: ['Admin'], security: [{ adminToken: [] }], summary, ...schema },
+})
+
+/** The operator's API (DECISIONS "Admin API"); answers 404 unless ADMIN_TOKEN is set. */
+export function adminRoutes(app: TypedApp, { tenants }: { tenants: TenantService }) {
+  app.post(
+    '/tenants',
+    admin('Create a tenant', { body: TenantCreate, response: responses(TenantData, 201) }),
+    async (request, reply) => reply.status(201).send(ok(request, { tenant: await tenants.createTenant(request.body) })),
+  )
+  app.get(
+    '/tenants',
+    admin('List tenants', {
+      querystring: OffsetQuery,
+      response: responses(Type.Object({ tenants: Type.Array(Tenant), pagination: OffsetPagination })),
+    }),
+    async (request) => ok(request, await tenants.listTenants(request.query.page ?? 0, request.query.limit ?? 20)),
+  )
+  app.get(
+    '/tenants/:tenantId',
+    admin('Read a tenant', { params: TenantParams, response: responses(TenantData) }),
+    async (request) => ok(request, { tenant: await tenants.getTenant(request.params.tenantId) }),
+  )
+  app.patch(
+    '/tenants/:tenantId',
+    admin('Change tenant settings', { params: TenantParams, body: TenantUpdate, response: responses(TenantData) }),
+    async (request) => ok(request, { tenant: await tenants.updateTenant(request.params.tenantId, request.body) }),
+  )
+  app.post(
+    '/tenants/:tenantId/keys',
+    admin('Create an API key', {
+      description: 'The full key is in `key.secret`, returned only here; the service keeps only its hash.',
+      params: TenantParams,
+      body: ApiKeyCreate,
+      response: responses(Type.Object({ key: CreatedApiKey }), 201),
+    }),
+    async (request, reply) =>
+      reply.status(201).send(ok(request, { key: await tenants.createKey(request.params.tenantId, request.body) })),
+  )
+  app.get(
+    '/tenants/:tenantId/keys',
+    admin("List a tenant's keys", {
+      params: TenantParams,
+      response: responses(Type.Object({ keys: Type.Array(ApiKey) })),
+    }),
+    async (request) => ok(request, { keys: await tenants.listKeys(request.params.tenantId) }),
+  )
+  app.delete(
+    '/keys/:keyId',
+    admin('Revoke an API key', {
+      description: 'Takes effect at once on every instance.',
+      params: KeyParams,
+      response: responses(Type.Object({ key: ApiKey })),
+    }),
+    async (request) => ok(request, { key: await tenants.revokeKey(request.params.keyId) }),
+  )
+}

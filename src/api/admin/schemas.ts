@@ -1,0 +1,94 @@
+import { type Static, Type } from 'typebox'
+import { PERMISSIONS } from '../../domain/tenants/permissions.ts'
+import { DateTime, Nullable } from '../../http/schemas.ts'
+import { LANGUAGES } from '../../platform/i18n/index.ts'
+
+const Language = Type.Unsafe<string>({ type: 'string', enum: LANGUAGES, description: 'Default language of the tenant' })
+const DataRetention = Type.Union([Type.Literal('STANDARD'), Type.Literal('NONE')])
+const Origin = Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$', description: 'scheme://host[:port]' })
+const PermissionSchema = Type.Unsafe<string>({ type: 'string', enum: [...PERMISSIONS] })
+
+const settings = {
+  organization: Nullable(Type.String({ maxLength: 200 })),
+  defaultLanguage: Language,
+  dataRetention: DataRetention,
+  providers: Nullable(
+    Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      maxItems: 500,
+      description: 'Enabled provider ids; null: all',
+    }),
+  ),
+  emailOptOut: Type.Boolean(),
+  allowedOrigins: Type.Array(Origin, { maxItems: 100 }),
+  reservationWindowSeconds: Type.Integer({ minimum: 60, maximum: 86_400 }),
+}
+
+export const Tenant = Type.Object(
+  { id: Type.String(), name: Type.String(), ...settings, createdAt: DateTime, updatedAt: DateTime },
+  { title: 'Tenant' },
+)
+export type Tenant = Static<typeof Tenant>
+
+export const TenantCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    organization: Type.Optional(settings.organization),
+    defaultLanguage: Type.Optional(settings.defaultLanguage),
+    dataRetention: Type.Optional(settings.dataRetention),
+    providers: Type.Optional(settings.providers),
+    emailOptOut: Type.Optional(settings.emailOptOut),
+    allowedOrigins: Type.Optional(settings.allowedOrigins),
+    reservationWindowSeconds: Type.Optional(settings.reservationWindowSeconds),
+  },
+  { additionalProperties: false },
+)
+export type TenantCreate = Static<typeof TenantCreate>
+
+export const TenantUpdate = Type.Partial(TenantCreate, { additionalProperties: false, minProperties: 1 })
+export type TenantUpdate = Static<typeof TenantUpdate>
+
+export const RateLimitSetting = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    windowSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  },
+  { additionalProperties: false, title: 'RateLimitSetting' },
+)
+
+export const ApiKey = Type.Object(
+  {
+    id: Type.String(),
+    tenantId: Type.String(),
+    type: Type.Union([Type.Literal('secret'), Type.Literal('publishable')]),
+    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    name: Nullable(Type.String()),
+    prefix: Type.String({ description: 'The key type prefix, e.g. svc_live_' }),
+    lastFour: Type.String({ description: 'Last four characters, to recognise the key' }),
+    permissions: Type.Array(PermissionSchema),
+    rateLimit: RateLimitSetting,
+    expiresAt: Nullable(DateTime),
+    revokedAt: Nullable(DateTime),
+    createdAt: DateTime,
+  },
+  { title: 'ApiKey' },
+)
+export type ApiKey = Static<typeof ApiKey>
+
+export const CreatedApiKey = Type.Intersect(
+  [ApiKey, Type.Object({ secret: Type.String({ description: 'The full key. Returned only once.' }) })],
+  { title: 'CreatedApiKey' },
+)
+export type CreatedApiKey = Static<typeof CreatedApiKey>
+
+export const ApiKeyCreate = Type.Object(
+  {
+    type: Type.Union([Type.Literal('secret'), Type.Literal('publishable')]),
+    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    permissions: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true })),
+    rateLimit: Type.Optional(RateLimitSetting),
+    expiresAt: Type.Optional(DateTime),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+)
+export type ApiKeyCreate = Static<typeof ApiKeyCreate>

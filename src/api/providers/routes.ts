@@ -1,0 +1,29 @@
+import type { TypedApp } from '../../app.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import { listProviders } from '../../domain/providers/directory.ts'
+import { authOf, ok } from '../../http/envelope.ts'
+import { OffsetQuery, responses } from '../../http/schemas.ts'
+import { ProviderList } from './schemas.ts'
+
+export function providerRoutes(app: TypedApp, { registry }: { registry: Registry }) {
+  app.get(
+    '/mobility-providers',
+    {
+      config: { permission: 'providers:read' },
+      schema: {
+        tags: ['Mobility Providers'],
+        summary: 'List the providers enabled for the tenant',
+        description:
+          "The providers enabled for the caller's tenant in the key's environment (live or test), with capabilities, contact, countries, languages and branding. Offset pagination; a page past the end is empty.",
+        security: [{ apiKey: [] }],
+        querystring: OffsetQuery,
+        response: responses(ProviderList),
+      },
+    },
+    async (request) => {
+      const { tenant, key } = authOf(request)
+      const { page = 0, limit = 20 } = request.query
+      return ok(request, listProviders(registry, tenant, key.environment, page, limit))
+    },
+  )
+}

@@ -1,0 +1,44 @@
+import { type Static, Type } from 'typebox'
+import { MODALITIES, OPERATIONS } from '../../connectors/types.ts'
+import { OffsetPagination } from '../../http/schemas.ts'
+
+const enumOf = (values: readonly string[], description?: string) =>
+  Type.Unsafe<string>({ type: 'string', enum: [...values], description })
+
+export const ProviderRecord = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('UNAVAILABLE')], {
+      description: 'UNAVAILABLE when the provider could not be built or reached; see statusMessage',
+    }),
+    statusMessage: Type.Optional(Type.String()),
+    modalities: Type.Array(enumOf(MODALITIES)),
+    capabilities: Type.Object({
+      operations: Type.Array(enumOf(OPERATIONS), { description: 'Operations this provider supports through the API' }),
+      stationBased: Type.Boolean(),
+      freeFloating: Type.Boolean(),
+      appAccess: Type.Boolean({ description: 'Vehicles can be opened with the app (accessMethod APP)' }),
+      requiresStoredBooking: Type.Boolean({
+        description: 'Needs a stored booking; not available under data retention NONE',
+      }),
+    }),
+    countries: Type.Array(Type.String({ description: 'ISO 3166-1 alpha-2' })),
+    languages: Type.Array(Type.String({ description: 'BCP 47' })),
+    contact: Type.Object({
+      email: Type.Optional(Type.String({ format: 'email' })),
+      phone: Type.Optional(Type.String()),
+      url: Type.Optional(Type.String({ format: 'uri' })),
+    }),
+    branding: Type.Object({
+      logoUrl: Type.Optional(Type.String({ format: 'uri' })),
+      primaryColor: Type.Optional(Type.String({ description: '#RRGGBB' })),
+      secondaryColor: Type.Optional(Type.String({ description: '#RRGGBB' })),
+    }),
+    websiteUrl: Type.Optional(Type.String({ format: 'uri' })),
+  },
+  { title: 'MobilityProvider' },
+)
+export type ProviderRecord = Static<typeof ProviderRecord>
+
+export const ProviderList = Type.Object({ providers: Type.Array(ProviderRecord), pagination: OffsetPagination })

@@ -1,0 +1,160 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify'
+import FindMyWay from 'find-my-way'
+import { accountRoutes } from './api/account/routes.ts'
+import { adminRoutes } from './api/admin/routes.ts'
+import { operationsRoutes } from './api/operations/routes.ts'
+import { providerRoutes } from './api/providers/routes.ts'
+import type { Config } from './config.ts'
+import type { Registry } from './connectors/registry.ts'
+import { keyResolver } from './domain/tenants/key-resolver.ts'
+import { randomString } from './domain/tenants/keys.ts'
+import { tenantService } from './domain/tenants/service.ts'
+import { installAuth } from './http/auth.ts'
+import { installErrorHandling } from './http/error-handler.ts'
+import { ApiError } from './http/errors.ts'
+import { ErrorEnvelope } from './http/schemas.ts'
+import { validatorCompiler } from './http/validation.ts'
+import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
+import type { Metrics } from './platform/metrics.ts'
+import type { TokenCipher } from './platform/tokens.ts'
+import type { Store } from './store/db.ts'
+import { tenantsRepo } from './store/tenants-repo.ts'
+import './http/context.ts'
+
+export const API_PREFIX = '/mobility-api/v2'
+export const ADMIN_PREFIX = '/admin/v1'
+export const API_VERSION = '2.0.0-beta.1'
+
+export interface AppDeps {
+  config: Config
+  store: Store
+  kv: Kv
+  locks: Locks
+  rateLimiter: RateLimiter
+  tokens: TokenCipher
+  registry: Registry
+  metrics: Metrics
+  clock: () => Date
+  /** Pino options, or false for silence (tests). */
+  logger: boolean | Record<string, unknown>
+}
+
+export type App = FastifyInstance
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/
+
+export async function createApp(deps: AppDeps) {
+  const { config, store, kv, rateLimiter, clock, metrics, registry } = deps
+  const app = Fastify({
+    logger: deps.logger,
+    bodyLimit: config.bodyLimit,
+    return503OnClosing: false,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id']
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomString(20)}`
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  app.setValidatorCompiler(validatorCompiler())
+
+  // Every route is mirrored in a method-agnostic router, so a wrong method gets 405 instead of 404.
+  const routes = FindMyWay()
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && method !== 'OPTIONS') routes.on(method as 'GET', route.url, () => {})
+    }
+  })
+  const allowedMethods = (url: string) =>
+    ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].filter((m) => routes.find(m as 'GET', url.split('?')[0]) !== null)
+
+  let closing = false
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    if (closing) {
+      reply.header('connection', 'close')
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        undefined,
+        { reason: 'SHUTTING_DOWN' },
+        { headers: { 'retry-after': '1' } },
+      )
+    }
+  })
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) })
+    metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+  })
+
+  installErrorHandling(app, allowedMethods)
+
+  const repo = tenantsRepo(store.db)
+  const keys = keyResolver({ repo, kv, clock })
+  const tenants = tenantService({ repo, clock, providerIds: () => registry.ids(), onChange: () => keys.invalidate() })
+  installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken })
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Mobility Aggregation Service API',
+        version: API_VERSION,
+        description:
+          'One REST/JSON API over many mobility providers: cars, public transport, micromobility, multimodal map data and a provider directory. Every answer uses the envelope `{ success, data | error, meta }`.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'API key: svc_live_, svc_pk_live_, svc_test_ or svc_pk_test_',
+          },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN)' },
+        },
+        schemas: { ErrorEnvelope: ErrorEnvelope as unknown as Record<string, unknown> },
+      },
+      tags: [
+        { name: 'Account', description: 'The caller: tenant, key, permissions, limits' },
+        { name: 'Mobility Providers', description: 'Directory of providers enabled for the tenant' },
+        { name: 'Admin', description: 'Operator API: tenants and keys (ADMIN_TOKEN)' },
+        { name: 'Operations', description: 'Health, metrics, the API document' },
+      ],
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } })
+
+  await app.register(
+    async (api) => {
+      accountRoutes(api.withTypeProvider<TypeBoxTypeProvider>())
+      providerRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), { registry })
+    },
+    { prefix: API_PREFIX },
+  )
+  await app.register(async (admin) => adminRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { tenants }), {
+    prefix: ADMIN_PREFIX,
+  })
+  operationsRoutes(app, { metrics, apiPrefix: API_PREFIX })
+
+  return Object.assign(app, { services: { tenants, keys } })
+}

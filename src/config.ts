@@ -1,0 +1,88 @@
+import { resolve } from 'node:path'
+
+/** The one place that reads process.env. Every bad variable is reported at once. */
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl?: string
+  redisUrl?: string
+  adminToken?: string
+  /** Raw `TOKEN_KEYS` (`kid:base64key,...`); undefined means "generate and keep in DATA_DIR". */
+  tokenKeys?: string
+  providersFile?: string
+  smtpUrl?: string
+  searchTimeoutMs: number
+  offerTokenTtlSeconds: number
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.problems = problems
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = []
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim()
+    return value ? value : undefined
+  }
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name)
+    if (raw === undefined) return fallback
+    const value = Number(raw)
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`)
+      return fallback
+    }
+    return value
+  }
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = text(name)
+    if (raw === undefined) return undefined
+    try {
+      const parsed = new URL(raw)
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use one of ${protocols.join(', ')} (got "${parsed.protocol}")`)
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`)
+    }
+    return raw
+  }
+
+  const logLevel = (text('LOG_LEVEL') ?? 'info') as Config['logLevel']
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
+
+  const adminToken = text('ADMIN_TOKEN')
+  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters')
+
+  const config: Config = {
+    port: int('PORT', 3000, 0, 65535),
+    host: text('HOST') ?? '0.0.0.0',
+    dataDir: resolve(text('DATA_DIR') ?? './data'),
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    tokenKeys: text('TOKEN_KEYS'),
+    providersFile: text('PROVIDERS_FILE'),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    searchTimeoutMs: int('SEARCH_TIMEOUT_MS', 20_000, 100, 120_000),
+    offerTokenTtlSeconds: int('OFFER_TOKEN_TTL_SECONDS', 1200, 10, 86_400),
+    logLevel,
+    bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
+  }
+  if (config.databaseUrl && !config.tokenKeys) {
+    problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return config
+}

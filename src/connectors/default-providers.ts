@@ -1,0 +1,71 @@
+import type { ProviderEntry } from './types.ts'
+
+const BOTH: ProviderEntry['environments'] = ['live', 'test']
+
+/** The built-in demo list: the five sandbox providers of DECISIONS, in both environments (ids are binding). */
+export const DEFAULT_PROVIDERS: ProviderEntry[] = [
+  {
+    id: 'sandbox-rent',
+    name: 'Sandbox Rent',
+    connector: 'sandbox',
+    environments: BOTH,
+    countries: ['DE', 'FR', 'AT'],
+    languages: ['de', 'en', 'fr'],
+    websiteUrl: 'https://rent.sandbox.example',
+    branding: { primaryColor: '#0B5FFF', secondaryColor: '#FFFFFF' },
+    contact: {
+      email: 'support@rent.sandbox.example',
+      phone: '+49 30 1234560',
+      url: 'https://rent.sandbox.example/help',
+    },
+    options: { profile: 'rent' },
+  },
+  {
+    id: 'sandbox-share',
+    name: 'Sandbox Share',
+    connector: 'sandbox',
+    environments: BOTH,
+    countries: ['DE'],
+    languages: ['de', 'en'],
+    websiteUrl: 'https://share.sandbox.example',
+    branding: { primaryColor: '#00A86B', secondaryColor: '#0F172A' },
+    contact: { email: 'hello@share.sandbox.example', phone: '+49 30 1234561' },
+    options: { profile: 'share' },
+  },
+  {
+    id: 'sandbox-scoot',
+    name: 'Sandbox Scoot',
+    connector: 'sandbox',
+    environments: BOTH,
+    countries: ['DE'],
+    languages: ['de', 'en'],
+    websiteUrl: 'https://scoot.sandbox.example',
+    branding: { primaryColor: '#FF5A1F', secondaryColor: '#111827' },
+    contact: { email: 'ride@scoot.sandbox.example' },
+    options: { profile: 'scoot' },
+  },
+  {
+    id: 'sandbox-bike',
+    name: 'Sandbox Bike',
+    connector: 'sandbox',
+    environments: BOTH,
+    countries: ['DE'],
+    languages: ['de', 'en'],
+    websiteUrl: 'https://bike.sandbox.example',
+    branding: { primaryColor: '#E11D48', secondaryColor: '#FFFFFF' },
+    contact: { url: 'https://bike.sandbox.example/contact' },
+    options: { profile: 'bike' },
+  },
+  {
+    id: 'sandbox-transit',
+    name: 'Sandbox Transit',
+    connector: 'sandbox',
+    environments: BOTH,
+    countries: ['DE'],
+    languages: ['de', 'en'],
+    websiteUrl: 'https://transit.sandbox.example',
+    branding: { primaryColor: '#FFD800', secondaryColor: '#1F2937' },
+    contact: { email: 'service@transit.sandbox.example', phone: '+49 30 1234563' },
+    options: { profile: 'transit' },
+  },
+]

@@ -1,0 +1,52 @@
+import type { Kv } from '../../platform/kv/types.ts'
+import type { ApiKeyRow, TenantRow } from '../../store/schema.ts'
+import type { TenantsRepo } from '../../store/tenants-repo.ts'
+import { hashesEqual, hashKey, parseKey } from './keys.ts'
+
+export type KeyFailure = 'MALFORMED_KEY' | 'UNKNOWN_KEY' | 'KEY_REVOKED' | 'KEY_EXPIRED'
+export type Resolved = { ok: true; key: ApiKeyRow; tenant: TenantRow } | { ok: false; reason: KeyFailure }
+
+const EPOCH_KEY = 'auth:epoch'
+const MAX_CACHED = 10_000
+
+/**
+ * Finds the key and tenant behind a presented API key. Records are cached in the instance and the whole cache is
+ * dropped when the shared epoch moves; every admin change moves it, so a revocation or a tenant change made on one
+ * instance is seen by every instance on its next request (one read of the epoch per request; in memory when embedded).
+ */
+export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; clock: () => Date }) {
+  let epoch: string | undefined
+  const cache = new Map<string, { key: ApiKeyRow; tenant: TenantRow } | null>()
+
+  return {
+    async resolve(presented: string): Promise<Resolved> {
+      const parsed = parseKey(presented)
+      if (!parsed) return { ok: false, reason: 'MALFORMED_KEY' }
+      const current = await kv.get(EPOCH_KEY)
+      if (current !== epoch) {
+        cache.clear()
+        epoch = current
+      }
+      let found = cache.get(parsed.id)
+      if (found === undefined) {
+        found = (await repo.findKeyWithTenant(parsed.id)) ?? null
+        if (cache.size >= MAX_CACHED) cache.clear()
+        cache.set(parsed.id, found)
+      }
+      // Always compare a hash, even for unknown ids, so timing does not tell which ids exist.
+      const matches = hashesEqual(hashKey(presented), found?.key.keyHash ?? '0'.repeat(64))
+      if (!found || !matches) return { ok: false, reason: 'UNKNOWN_KEY' }
+      if (found.key.revokedAt) return { ok: false, reason: 'KEY_REVOKED' }
+      if (found.key.expiresAt && found.key.expiresAt.getTime() <= clock().getTime()) {
+        return { ok: false, reason: 'KEY_EXPIRED' }
+      }
+      return { ok: true, key: found.key, tenant: found.tenant }
+    },
+    /** Makes every instance forget cached keys and tenants. */
+    async invalidate(): Promise<void> {
+      await kv.increment(EPOCH_KEY, 365 * 24 * 3600 * 1000)
+    },
+  }
+}
+
+export type KeyResolver = ReturnType<typeof keyResolver>

@@ -1,0 +1,160 @@
+import type {
+  ApiKey,
+  ApiKeyCreate,
+  CreatedApiKey,
+  Tenant,
+  TenantCreate,
+  TenantUpdate,
+} from '../../api/admin/schemas.ts'
+import { ApiError } from '../../http/errors.ts'
+import type { ApiKeyRow, TenantRow } from '../../store/schema.ts'
+import type { TenantsRepo } from '../../store/tenants-repo.ts'
+import { generateKey, randomString } from './keys.ts'
+import { allowedPermissions, defaultPermissions } from './permissions.ts'
+
+export interface TenantServiceDeps {
+  repo: TenantsRepo
+  clock: () => Date
+  /** Every provider id the service knows; a tenant may enable only these. */
+  providerIds: () => string[]
+  /** Called after any change that cached authentication data must not outlive. */
+  onChange: () => Promise<void>
+}
+
+export const toTenant = (row: TenantRow): Tenant => ({
+  id: row.id,
+  name: row.name,
+  organization: row.organization,
+  defaultLanguage: row.defaultLanguage,
+  dataRetention: row.dataRetention,
+  providers: row.providers ?? null,
+  emailOptOut: row.emailOptOut,
+  allowedOrigins: row.allowedOrigins,
+  reservationWindowSeconds: row.reservationWindowSeconds,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+})
+
+export const toApiKey = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  tenantId: row.tenantId,
+  type: row.type,
+  environment: row.environment,
+  name: row.name,
+  prefix: row.prefix,
+  lastFour: row.lastFour,
+  permissions: row.permissions,
+  rateLimit: { limit: row.rateLimit, windowSeconds: row.rateLimitWindowSeconds },
+  expiresAt: row.expiresAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
+  createdAt: row.createdAt.toISOString(),
+})
+
+export function tenantService({ repo, clock, providerIds, onChange }: TenantServiceDeps) {
+  const checkProviders = (providers: string[] | null | undefined) => {
+    if (!providers) return
+    const known = new Set(providerIds())
+    const unknown = providers.filter((id) => !known.has(id))
+    if (unknown.length > 0) {
+      throw new ApiError('INVALID_REQUEST', undefined, {
+        providers: `unknown provider ids: ${unknown.join(', ')}; known: ${[...known].join(', ')}`,
+      })
+    }
+  }
+  const requireTenant = async (id: string): Promise<TenantRow> => {
+    const row = await repo.findTenant(id)
+    if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'tenant', id })
+    return row
+  }
+
+  return {
+    async createTenant(input: TenantCreate): Promise<Tenant> {
+      checkProviders(input.providers)
+      const row = await repo.insertTenant({
+        id: `ten_${randomString(16)}`,
+        name: input.name,
+        organization: input.organization ?? null,
+        defaultLanguage: input.defaultLanguage ?? 'en',
+        dataRetention: input.dataRetention ?? 'STANDARD',
+        providers: input.providers ? [...new Set(input.providers)] : null,
+        emailOptOut: input.emailOptOut ?? false,
+        allowedOrigins: input.allowedOrigins ?? [],
+        reservationWindowSeconds: input.reservationWindowSeconds ?? 600,
+      })
+      return toTenant(row)
+    },
+    getTenant: async (id: string): Promise<Tenant> => toTenant(await requireTenant(id)),
+    async listTenants(page: number, limit: number) {
+      const { rows, total } = await repo.listTenants(page * limit, limit)
+      return { tenants: rows.map(toTenant), pagination: { total, currentPage: page, limit } }
+    },
+    async updateTenant(id: string, changes: TenantUpdate): Promise<Tenant> {
+      checkProviders(changes.providers)
+      await requireTenant(id)
+      const providers =
+        changes.providers === undefined ? undefined : changes.providers && [...new Set(changes.providers)]
+      const row = await repo.updateTenant(id, { ...changes, providers })
+      await onChange()
+      return toTenant(row!)
+    },
+    async createKey(tenantId: string, input: ApiKeyCreate): Promise<CreatedApiKey> {
+      await requireTenant(tenantId)
+      const permissions = input.permissions ?? defaultPermissions(input.type)
+      const allowed = allowedPermissions(input.type)
+      const refused = permissions.filter((p) => !(allowed as readonly string[]).includes(p))
+      if (refused.length > 0) {
+        throw new ApiError('INVALID_REQUEST', undefined, {
+          permissions: `a ${input.type} key cannot hold: ${refused.join(', ')}`,
+        })
+      }
+      const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null
+      if (expiresAt && expiresAt.getTime() <= clock().getTime()) {
+        throw new ApiError('INVALID_REQUEST', undefined, { expiresAt: 'must be in the future' })
+      }
+      const generated = generateKey(input.type, input.environment)
+      const row = await repo.insertKey({
+        id: generated.id,
+        tenantId,
+        type: input.type,
+        environment: input.environment,
+        name: input.name ?? null,
+        prefix: generated.prefix,
+        lastFour: generated.lastFour,
+        keyHash: generated.hash,
+        permissions,
+        rateLimit: input.rateLimit?.limit ?? 100,
+        rateLimitWindowSeconds: input.rateLimit?.windowSeconds ?? 60,
+        expiresAt,
+      })
+      return { ...toApiKey(row), secret: generated.secret }
+    },
+    async listKeys(tenantId: string): Promise<ApiKey[]> {
+      await requireTenant(tenantId)
+      return (await repo.listKeys(tenantId)).map(toApiKey)
+    },
+    async revokeKey(keyId: string): Promise<ApiKey> {
+      const found = await repo.findKeyWithTenant(keyId)
+      if (!found) throw new ApiError('NOT_FOUND', undefined, { resource: 'key', id: keyId })
+      const row = found.key.revokedAt ? found.key : await repo.revokeKey(keyId, clock())
+      await onChange()
+      return toApiKey(row!)
+    },
+    /** First start on an empty store: a demo tenant with a live secret, a live publishable and a test key. */
+    async ensureDemoTenant(): Promise<{ tenant: Tenant; keys: CreatedApiKey[] } | undefined> {
+      if ((await repo.countTenants()) > 0) return undefined
+      const tenant = await this.createTenant({
+        name: 'Demo',
+        organization: 'Demo Organization',
+        allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000'],
+      })
+      const keys = [
+        await this.createKey(tenant.id, { type: 'secret', environment: 'live', name: 'demo live secret' }),
+        await this.createKey(tenant.id, { type: 'publishable', environment: 'live', name: 'demo live publishable' }),
+        await this.createKey(tenant.id, { type: 'secret', environment: 'test', name: 'demo test secret' }),
+      ]
+      return { tenant, keys }
+    },
+  }
+}
+
+export type TenantService = ReturnType<typeof tenantService>

@@ -1,0 +1,27 @@
+import type { Permission } from '../domain/tenants/permissions.ts'
+import type { ApiKeyRow, TenantRow } from '../store/schema.ts'
+import type { StatusOverrides } from './errors.ts'
+
+export interface AuthContext {
+  tenant: TenantRow
+  key: ApiKeyRow
+  rateLimit: { limit: number; remaining: number; resetAt: number; windowSeconds: number }
+}
+
+/** What a route declares about itself; read by the auth hook and the error handler. */
+export interface RouteAccess {
+  /** The permission a key needs. Routes without one are public (docs, health). */
+  permission?: Permission
+  /** Operator routes: the admin token instead of an API key. */
+  admin?: boolean
+  /** Route-specific statuses (spec 7.2). */
+  statusOverrides?: StatusOverrides
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext
+    language: string
+  }
+  interface FastifyContextConfig extends RouteAccess {}
+}

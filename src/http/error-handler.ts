@@ -1,0 +1,126 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { errorMessage, negotiateLanguage } from '../platform/i18n/index.ts'
+import { ApiError, isApiError, statusFor } from './errors.ts'
+
+interface ValidationIssue {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+const segment = (part: string) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`)
+
+/** `/filters/minSeats` → `filters.minSeats`; `/items/0/id` → `items[0].id`. */
+export function fieldPath(instancePath: string, extra?: string, context = 'body'): string {
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  if (extra !== undefined) parts.push(extra)
+  if (parts.length === 0) return context
+  return parts.map(segment).join('').replace(/^\./, '')
+}
+
+export function validationDetails(issues: ValidationIssue[], context: string): Record<string, string> {
+  const details: Record<string, string> = {}
+  for (const issue of issues) {
+    let path: string
+    let message = issue.message ?? 'is invalid'
+    if (issue.keyword === 'required') {
+      path = fieldPath(issue.instancePath, String(issue.params.missingProperty), context)
+      message = 'is required'
+    } else if (issue.keyword === 'additionalProperties') {
+      path = fieldPath(issue.instancePath, String(issue.params.additionalProperty), context)
+      message = 'is not allowed'
+    } else {
+      path = fieldPath(issue.instancePath, undefined, context)
+      if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
+        message = `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
+      }
+    }
+    // anyOf/oneOf add a summary after the branch errors; the first, most specific message wins.
+    if (!(path in details)) details[path] = message
+  }
+  return details
+}
+
+/** Turns anything thrown into the one error type. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (isApiError(error)) return error
+  const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string }
+  if (e?.validation) {
+    return new ApiError('INVALID_REQUEST', undefined, validationDetails(e.validation, e.validationContext ?? 'body'))
+  }
+  switch (e?.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('INVALID_REQUEST', undefined, { reason: 'UNSUPPORTED_MEDIA_TYPE' }, { status: 415 })
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('INVALID_REQUEST', undefined, { reason: 'BODY_TOO_LARGE' }, { status: 413 })
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('INVALID_REQUEST', undefined, { reason: 'EMPTY_BODY' })
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('INVALID_REQUEST', undefined, { reason: 'MALFORMED_JSON' })
+  }
+  if (e instanceof SyntaxError || (e as { statusCode?: number })?.statusCode === 400) {
+    return new ApiError('INVALID_REQUEST', undefined, { reason: 'MALFORMED_JSON' })
+  }
+  const status = (e as { statusCode?: number })?.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError('INVALID_REQUEST', undefined, { reason: e.code ?? 'BAD_REQUEST' }, { status })
+  }
+  return undefined
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  let apiError = toApiError(error)
+  if (!apiError) {
+    request.log.error({ err: error }, 'unhandled error')
+    apiError = new ApiError('INTERNAL_ERROR')
+  }
+  const status = apiError.status ?? statusFor(apiError.code, request.routeOptions?.config?.statusOverrides)
+  if (status >= 500) request.log.warn({ code: apiError.code, details: apiError.details }, 'request failed')
+  const language = request.language ?? negotiateLanguage(request.headers['accept-language'], 'en')
+  for (const [name, value] of Object.entries(apiError.headers ?? {})) reply.header(name, value)
+  reply.header('content-language', language)
+  return reply
+    .status(status)
+    .type('application/json; charset=utf-8')
+    .send({
+      success: false,
+      error: {
+        code: apiError.code,
+        message: errorMessage(language, apiError.code, apiError.details?.reason),
+        ...(apiError.details ? { details: apiError.details } : {}),
+      },
+      meta: { requestId: request.id, timestamp: new Date().toISOString() },
+    })
+}
+
+export function installErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error))
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(request.url)
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return sendError(
+        request,
+        reply,
+        new ApiError(
+          'NOT_FOUND',
+          undefined,
+          { reason: 'METHOD_NOT_ALLOWED', method: request.method, allowedMethods: allowed },
+          { status: 405, headers: { allow: allowed.join(', ') } },
+        ),
+      )
+    }
+    return sendError(
+      request,
+      reply,
+      new ApiError('NOT_FOUND', undefined, {
+        reason: 'ROUTE_NOT_FOUND',
+        method: request.method,
+        path: request.url.split('?')[0],
+      }),
+    )
+  })
+}

@@ -1,0 +1,80 @@
+import { type TSchema, Type } from 'typebox'
+import { ERROR_CODES } from './errors.ts'
+
+export const Meta = Type.Object(
+  {
+    requestId: Type.String({
+      description: 'Identifier of this request; also in the X-Request-Id header. Quote it in support requests.',
+    }),
+    timestamp: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Meta' },
+)
+
+export const ErrorCodeSchema = Type.Union(
+  ERROR_CODES.map((code) => Type.Literal(code)),
+  { title: 'ErrorCode', description: 'Machine-readable error code (spec 7)' },
+)
+
+export const ErrorBody = Type.Object(
+  {
+    code: Type.Unsafe<string>({
+      type: 'string',
+      enum: ERROR_CODES,
+      description: 'Machine-readable error code (spec 7)',
+    }),
+    message: Type.String({ description: 'Human-readable, in the negotiated language' }),
+    details: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Field path → message for validation errors; otherwise data that helps to act on the error (for example `reason`)',
+      }),
+    ),
+  },
+  { title: 'Error' },
+)
+
+export const ErrorEnvelope = Type.Object(
+  { success: Type.Literal(false), error: ErrorBody, meta: Meta },
+  { title: 'ErrorEnvelope', description: 'The envelope of every error answer' },
+)
+
+/** The success envelope around one endpoint's `data`. */
+export const envelope = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data, meta: Meta })
+
+export const OffsetPagination = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0 }),
+    currentPage: Type.Integer({ minimum: 0, description: '0-indexed' }),
+    limit: Type.Integer({ minimum: 1, maximum: 100 }),
+  },
+  { title: 'OffsetPagination' },
+)
+
+export const OffsetQuery = Type.Object(
+  {
+    page: Type.Optional(
+      Type.Integer({ minimum: 0, default: 0, description: '0-indexed page; past the end answers an empty list' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  },
+  { additionalProperties: false },
+)
+
+export const CursorPagination = Type.Object(
+  {
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(Type.String({ description: 'Opaque; present only when hasMore is true' })),
+  },
+  { title: 'CursorPagination' },
+)
+
+export const DateTime = Type.String({ format: 'date-time' })
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** The responses of a route: its success envelope and the error envelope for every failure. */
+export const responses = <T extends TSchema>(data: T, status = 200) => ({
+  [status]: envelope(data),
+  '4xx': ErrorEnvelope,
+  '5xx': ErrorEnvelope,
+})

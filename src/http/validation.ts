@@ -1,0 +1,22 @@
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+
+/**
+ * Bodies are validated strictly (no type coercion, unknown properties refused where a schema says so);
+ * query strings, params and headers are text on the wire, so their values are coerced to the declared types.
+ */
+export function validatorCompiler(): FastifySchemaCompiler<unknown> {
+  const base = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const
+  const body = new Ajv({ ...base, coerceTypes: false })
+  const text = new Ajv({ ...base, coerceTypes: 'array' })
+  addFormats.default(body)
+  addFormats.default(text)
+  return ({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? body : text).compile(schema as object)
+    return (data: unknown) =>
+      validate(data)
+        ? { value: data }
+        : { error: Object.assign(new Error('validation'), { validation: validate.errors }) }
+  }
+}

@@ -1,0 +1,55 @@
+import { API_PREFIX, createApp } from './app.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { openRuntime } from './runtime.ts'
+
+const DEMO_LOCK = 72_100_002
+
+async function main() {
+  const config = loadConfig()
+  const problems: string[] = []
+  const runtime = await openRuntime(config, { onProviderProblem: (id, message) => problems.push(`${id}: ${message}`) })
+  const app = await createApp(runtime)
+  for (const problem of problems) app.log.warn(`provider unavailable: ${problem}`)
+
+  const demo = await runtime.store.withAdvisoryLock(DEMO_LOCK, () => app.services.tenants.ensureDemoTenant())
+  await app.listen({ port: config.port, host: config.host })
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`
+  if (demo) {
+    const lines = [
+      '',
+      `Demo tenant created: ${demo.tenant.name} (${demo.tenant.id}). These keys are shown only once:`,
+      ...demo.keys.map((k) => `  ${k.type.padEnd(11)} ${k.environment.padEnd(4)}  ${k.secret}`),
+      '',
+      `Try: curl -H "Authorization: Bearer ${demo.keys[0].secret}" ${base}${API_PREFIX}/auth/check`,
+    ]
+    process.stdout.write(`${lines.join('\n')}\n`)
+  }
+  process.stdout.write(
+    `\nMobility Aggregation Service on ${base}${API_PREFIX}\nAPI docs: ${base}${API_PREFIX}/docs\n\n`,
+  )
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight')
+    const force = setTimeout(() => process.exit(1), 25_000)
+    force.unref()
+    await app.close()
+    await runtime.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`)
+  } else {
+    process.stderr.write(
+      `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    )
+  }
+  process.exit(1)
+})

@@ -1,0 +1,40 @@
+/**
+ * Shared state that is not the database's business: cursor sessions, single-use markers, locks, rate-limit windows.
+ * In memory for one instance; in Redis when several instances must agree.
+ */
+export interface Kv {
+  get(key: string): Promise<string | undefined>
+  set(key: string, value: string, ttlMs: number): Promise<void>
+  /** Sets only when absent; true when this call set it (single-use markers, lock acquisition). */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
+  /** Deletes only when the stored value equals `value` (releasing a lock one still owns). */
+  deleteIfEquals(key: string, value: string): Promise<boolean>
+  delete(key: string): Promise<void>
+  /** Atomically adds 1 and returns the new value; the TTL applies from the first increment. */
+  increment(key: string, ttlMs: number): Promise<number>
+  close(): Promise<void>
+}
+
+export interface RateLimitResult {
+  allowed: boolean
+  limit: number
+  remaining: number
+  /** Unix seconds at which the oldest counted request leaves the window (a slot frees up). */
+  resetAt: number
+  /** Seconds to wait before a retry can succeed; 0 when allowed. */
+  retryAfter: number
+}
+
+/** Sliding-window log: at most `limit` requests in any `windowMs` span, per key. */
+export interface RateLimiter {
+  hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitResult>
+}
+
+export interface Locks {
+  /** Runs `fn` holding the named lock; answers `undefined` at once when someone else holds it. */
+  tryWithLock<T>(
+    name: string,
+    ttlMs: number,
+    fn: () => Promise<T>,
+  ): Promise<{ acquired: true; value: T } | { acquired: false }>
+}

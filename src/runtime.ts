@@ -1,0 +1,65 @@
+import type { AppDeps } from './app.ts'
+import type { Config } from './config.ts'
+import { buildRegistry, loadProviderEntries } from './connectors/registry.ts'
+import { kvLocks } from './platform/kv/locks.ts'
+import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
+import { connectRedis, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
+import type { Kv, RateLimiter } from './platform/kv/types.ts'
+import { createMetrics } from './platform/metrics.ts'
+import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
+import type { Store } from './store/db.ts'
+import { openPglite } from './store/pglite.ts'
+import { openPostgres } from './store/postgres.ts'
+
+export interface Runtime extends AppDeps {
+  /** Closes the store, the shared state and the providers. */
+  close(): Promise<void>
+}
+
+export interface RuntimeOptions {
+  /** Keep PGlite in memory instead of DATA_DIR (tests). */
+  inMemory?: boolean
+  clock?: () => Date
+  logger?: AppDeps['logger']
+  /** Prefix for Redis keys, so test runs sharing one Redis stay apart. */
+  redisPrefix?: string
+  onProviderProblem?: (providerId: string, message: string) => void
+}
+
+/** Opens everything the app depends on, for the shape the configuration asks for. */
+export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const clock = options.clock ?? (() => new Date())
+  const store: Store = config.databaseUrl
+    ? await openPostgres(config.databaseUrl)
+    : await openPglite(options.inMemory ? undefined : `${config.dataDir}/db`)
+  let kv: Kv
+  let rateLimiter: RateLimiter
+  if (config.redisUrl) {
+    const redis = connectRedis(config.redisUrl)
+    const prefix = options.redisPrefix ?? 'mas:'
+    kv = redisKv(redis, prefix)
+    rateLimiter = redisRateLimiter(redis, prefix)
+  } else {
+    kv = memoryKv(() => clock().getTime())
+    rateLimiter = memoryRateLimiter()
+  }
+  const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
+  const registry = buildRegistry(loadProviderEntries(config.providersFile), options.onProviderProblem ?? (() => {}))
+  return {
+    config,
+    store,
+    kv,
+    locks: kvLocks(kv),
+    rateLimiter,
+    tokens,
+    registry,
+    metrics: createMetrics(),
+    clock,
+    logger: options.logger ?? { level: config.logLevel },
+    close: async () => {
+      await registry.stop()
+      await kv.close()
+      await store.close()
+    },
+  }
+}
