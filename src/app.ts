@@ -73,6 +73,8 @@ export async function createApp(deps: AppDeps) {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler())
+  // The API speaks JSON only; any other body gets 415 rather than being read as text.
+  app.removeContentTypeParser('text/plain')
 
   // Every route is mirrored in a method-agnostic router, so a wrong method gets 405 instead of 404.
   const routes = FindMyWay()

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import {
+  ADMIN_TOKEN,
+  createKey,
+  createTenant,
+  type Harness,
+  skipReason,
+  startHarness,
+  type TenantFixture,
+} from '../helpers/harness.ts'
+
+describe('authentication and permissions', { skip: skipReason }, () => {
+  let h: Harness
+  let t: TenantFixture
+  before(async () => {
+    h = await startHarness()
+    t = await createTenant(h, { allowedOrigins: ['https://app.example', 'http://localhost:5173'] })
+  })
+  after(() => h.close())
+
+  it('401 AUTHENTICATION_REQUIRED without the header', async () => {
+    const res = await h.api('GET', '/auth/check')
+    assert.equal(res.status, 401)
+    assert.equal(res.body.error.code, 'AUTHENTICATION_REQUIRED')
+  })
+
+  it('401 UNAUTHORIZED for malformed, unknown and non-bearer keys', async () => {
+    const forged = `svc_live_${'A'.repeat(48)}`
+    const almost = t.secret.slice(0, -1) + (t.secret.endsWith('a') ? 'b' : 'a')
+    for (const header of ['Bearer nonsense', `Basic ${t.secret}`, 'Bearer', `Bearer ${forged}`, `Bearer ${almost}`]) {
+      const res = await h.request({ url: '/mobility-api/v2/auth/check', headers: { authorization: header } })
+      assert.equal(res.status, 401, header)
+      assert.equal(res.body.error.code, 'UNAUTHORIZED', header)
+    }
+  })
+
+  it('reports the caller in /auth/check', async () => {
+    const res = await h.api('GET', '/auth/check', t.secret)
+    const data = res.body.data
+    assert.equal(data.tenant.id, t.tenant.id)
+    assert.equal(data.key.type, 'secret')
+    assert.equal(data.key.environment, 'live')
+    assert.equal(data.environment, 'live')
+    assert.equal(data.dataRetention, 'STANDARD')
+    assert.ok(data.permissions.includes('cars:booking:write'))
+    assert.deepEqual([data.rateLimit.limit, data.rateLimit.windowSeconds], [100, 60])
+    const test = await h.api('GET', '/auth/check', t.test)
+    assert.equal(test.body.data.environment, 'test')
+    assert.equal(test.body.data.key.prefix, 'svc_test_')
+  })
+
+  it('issues keys with the prefix of their type and environment', async () => {
+    assert.match(t.secret, /^svc_live_/)
+    assert.match(t.publishable, /^svc_pk_live_/)
+    assert.match(t.test, /^svc_test_/)
+    assert.match(t.testPublishable, /^svc_pk_test_/)
+  })
+
+  it('revocation takes effect at once, on every instance', async () => {
+    const key = await createKey(h, t.tenant.id, { type: 'secret', environment: 'live' })
+    for (let i = 0; i < h.apps.length; i++) {
+      assert.equal((await h.request({ url: '/mobility-api/v2/auth/check', key: key.secret, instance: i })).status, 200)
+    }
+    const revoked = await h.request({
+      method: 'DELETE',
+      url: `/admin/v1/keys/${key.id}`,
+      key: ADMIN_TOKEN,
+      instance: 0,
+    })
+    assert.equal(revoked.status, 200)
+    assert.ok(revoked.body.data.key.revokedAt)
+    for (let i = 0; i < h.apps.length; i++) {
+      const res = await h.request({ url: '/mobility-api/v2/auth/check', key: key.secret, instance: i })
+      assert.equal(res.status, 401, `instance ${i}`)
+      assert.equal(res.body.error.code, 'UNAUTHORIZED')
+    }
+  })
+
+  it('expired keys answer 401 UNAUTHORIZED', async () => {
+    const expiresAt = new Date(h.clock().getTime() + 60_000).toISOString()
+    const key = await createKey(h, t.tenant.id, { type: 'secret', environment: 'live', expiresAt })
+    assert.equal((await h.api('GET', '/auth/check', key.secret)).status, 200)
+    h.clock.advance(61_000)
+    const res = await h.api('GET', '/auth/check', key.secret)
+    assert.equal(res.status, 401)
+    assert.equal(res.body.error.details.reason, 'KEY_EXPIRED')
+  })
+
+  it('403 FORBIDDEN when the key lacks the permission', async () => {
+    const key = await createKey(h, t.tenant.id, { type: 'secret', environment: 'live', permissions: ['account:read'] })
+    assert.equal((await h.api('GET', '/auth/check', key.secret)).status, 200)
+    const res = await h.api('GET', '/mobility-providers', key.secret)
+    assert.equal(res.status, 403)
+    assert.equal(res.body.error.code, 'FORBIDDEN')
+    assert.equal(res.body.error.details.requiredPermission, 'providers:read')
+  })
+
+  it('publishable keys hold read permissions only', async () => {
+    const res = await h.api('GET', '/auth/check', t.publishable, undefined, { origin: 'https://app.example' })
+    assert.equal(res.status, 200)
+    assert.ok(res.body.data.permissions.every((p: string) => p.endsWith(':read')))
+    assert.ok(res.body.data.permissions.includes('micromobility:offer:read'))
+    const refused = await h.admin('POST', `/tenants/${t.tenant.id}/keys`, {
+      type: 'publishable',
+      environment: 'live',
+      permissions: ['micromobility:trip:write'],
+    })
+    assert.equal(refused.status, 400)
+    assert.ok(refused.body.error.details.permissions)
+  })
+
+  it('publishable keys: Origin must be allowed; allowed origins get CORS headers', async () => {
+    const missing = await h.api('GET', '/auth/check', t.publishable)
+    assert.equal(missing.status, 403)
+    assert.equal(missing.body.error.code, 'FORBIDDEN')
+    assert.equal(missing.body.error.details.reason, 'ORIGIN_NOT_ALLOWED')
+    const other = await h.api('GET', '/auth/check', t.publishable, undefined, { origin: 'https://evil.example' })
+    assert.equal(other.status, 403)
+    assert.equal(other.body.error.details.reason, 'ORIGIN_NOT_ALLOWED')
+    assert.equal(other.headers['access-control-allow-origin'], undefined)
+    const ok = await h.api('GET', '/mobility-providers', t.publishable, undefined, { origin: 'http://localhost:5173' })
+    assert.equal(ok.status, 200)
+    assert.equal(ok.headers['access-control-allow-origin'], 'http://localhost:5173')
+    assert.match(String(ok.headers['access-control-expose-headers']), /X-RateLimit-Remaining/)
+  })
+
+  it('answers CORS preflights without a key', async () => {
+    const res = await h.request({
+      method: 'OPTIONS',
+      url: '/mobility-api/v2/mobility-providers',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
+    })
+    assert.equal(res.status, 204)
+    assert.equal(res.headers['access-control-allow-origin'], 'https://app.example')
+    assert.match(String(res.headers['access-control-allow-methods']), /GET/)
+  })
+
+  it('admin API: 401 without or with a wrong token', async () => {
+    const none = await h.request({ url: '/admin/v1/tenants' })
+    assert.equal(none.status, 401)
+    assert.equal(none.body.error.code, 'AUTHENTICATION_REQUIRED')
+    const wrong = await h.request({ url: '/admin/v1/tenants', key: 'wrong-token-wrong-token' })
+    assert.equal(wrong.status, 401)
+    assert.equal(wrong.body.error.code, 'UNAUTHORIZED')
+    const apiKey = await h.request({ url: '/admin/v1/tenants', key: t.secret })
+    assert.equal(apiKey.status, 401)
+  })
+})
+
+describe('admin API without ADMIN_TOKEN', { skip: skipReason }, () => {
+  let h: Harness
+  before(async () => {
+    h = await startHarness({ env: { ADMIN_TOKEN: '' } })
+  })
+  after(() => h.close())
+
+  it('answers 404 NOT_FOUND, whatever the token', async () => {
+    for (const key of [undefined, ADMIN_TOKEN]) {
+      const res = await h.request({ url: '/admin/v1/tenants', key })
+      assert.equal(res.status, 404)
+      assert.equal(res.body.error.code, 'NOT_FOUND')
+    }
+    assert.equal((await h.request({ url: '/metrics', key: ADMIN_TOKEN })).status, 404)
+  })
+})

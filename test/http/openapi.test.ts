@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { type Harness, skipReason, startHarness } from '../helpers/harness.ts'
+
+describe('the API document', { skip: skipReason }, () => {
+  let h: Harness
+  before(async () => {
+    h = await startHarness()
+  })
+  after(() => h.close())
+
+  it('serves a valid OpenAPI 3.1 document without a key', async () => {
+    const res = await h.request({ url: '/mobility-api/v2/openapi.json' })
+    assert.equal(res.status, 200)
+    assert.equal(res.body.openapi, '3.1.0')
+    const validator = new Validator()
+    const result = await validator.validate(res.body)
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2))
+    assert.equal(validator.version, '3.1')
+  })
+
+  it('documents every public route with its errors, and the admin API', async () => {
+    const { body } = await h.request({ url: '/mobility-api/v2/openapi.json' })
+    const paths = Object.keys(body.paths)
+    for (const path of [
+      '/mobility-api/v2/auth/check',
+      '/mobility-api/v2/mobility-providers',
+      '/admin/v1/tenants',
+      '/admin/v1/keys/{keyId}',
+    ]) {
+      assert.ok(paths.includes(path), path)
+    }
+    const check = body.paths['/mobility-api/v2/auth/check'].get
+    assert.ok(check.responses['200'] && check.responses['4XX'], 'success and error answers are documented')
+    assert.ok(check.security?.length > 0)
+  })
+
+  it('serves the docs page and its assets locally', async () => {
+    const page = await h.request({ url: '/mobility-api/v2/docs/' })
+    assert.equal(page.status, 200)
+    assert.match(page.text, /swagger/i)
+    const scripts = [...page.text.matchAll(/src="\.?\/?([^"]+\.js)"/g)].map((m) => m[1])
+    assert.ok(scripts.length > 0)
+    for (const script of scripts) {
+      const url = script.startsWith('/') ? script : `/mobility-api/v2/docs/${script}`
+      assert.equal((await h.request({ url })).status, 200, url)
+    }
+  })
+})
