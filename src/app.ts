@@ -61,6 +61,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/
 
 export async function createApp(deps: AppDeps) {
   const { config, store, kv, rateLimiter, clock, metrics, registry } = deps
+  // Request ids: a random prefix per instance and a counter; unique across instances, and cheap on the hot path.
+  const idPrefix = `req_${randomString(8)}`
+  let requestCounter = 0
   const app = Fastify({
     logger: deps.logger,
     bodyLimit: config.bodyLimit,
@@ -68,7 +71,9 @@ export async function createApp(deps: AppDeps) {
     requestIdHeader: false,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id']
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomString(20)}`
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming)
+        ? incoming
+        : `${idPrefix}${(++requestCounter).toString(36).padStart(6, '0')}`
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -87,25 +92,26 @@ export async function createApp(deps: AppDeps) {
     ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].filter((m) => routes.find(m as 'GET', url.split('?')[0]) !== null)
 
   let closing = false
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    if (closing) {
-      reply.header('connection', 'close')
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        undefined,
-        { reason: 'SHUTTING_DOWN' },
-        { headers: { 'retry-after': '1' } },
-      )
-    }
+    if (!closing) return done()
+    reply.header('connection', 'close')
+    done(
+      new ApiError('SERVICE_UNAVAILABLE', undefined, { reason: 'SHUTTING_DOWN' }, { headers: { 'retry-after': '1' } }),
+    )
   })
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (done) => {
     closing = true
+    done()
   })
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) })
-    metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+  // Requests that finish while closing end their connection, so keep-alive sockets do not hold the shutdown open.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
+    done()
   })
 
   installErrorHandling(app, allowedMethods)

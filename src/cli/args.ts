@@ -79,6 +79,12 @@ const KEY_OPTIONS = {
 
 const LIST_OPTIONS = { page: { type: 'string' }, limit: { type: 'string' } } satisfies Options
 
+/** The option that sets a body field: `dataRetention` → `--data-retention`, `rateLimit.limit` → `--rate-limit`. */
+export function flagFor(field: string): string | undefined {
+  const name = field.split(/[.[]/)[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+  return name in TENANT_OPTIONS || name in KEY_OPTIONS || name in LIST_OPTIONS ? `--${name}` : undefined
+}
+
 /** `a, b,,c` → `['a', 'b', 'c']`; `''` → `[]`. */
 const list = (value: string): string[] =>
   value
@@ -158,6 +164,9 @@ export function parseCommand(argv: string[]): Command {
       return { kind: command, tenantId: parse(rest, {}, ['tenantId'], command).positionals[0] }
     case 'tenants update': {
       const { values, positionals } = parse(rest, TENANT_OPTIONS, ['tenantId'], command)
+      if (Object.values(values).every((value) => value === undefined)) {
+        throw new UsageError(`${command}: give at least one setting to change`)
+      }
       return { kind: command, tenantId: positionals[0], body: tenantBody(values) }
     }
     case 'keys create': {

@@ -36,7 +36,8 @@ function sameSecret(a: string, b: string): boolean {
  */
 export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, adminToken }: AuthDeps): void {
   app.decorateRequest('auth', undefined)
-  app.decorateRequest('language', 'en')
+  // Negotiated against the tenant's default once the tenant is known; errors before that use English as the default.
+  app.decorateRequest('language', '')
 
   // Preflights carry no key; the real request is checked against the tenant's origins.
   app.options('/*', { schema: { hide: true } }, async (request, reply: FastifyReply) => {
@@ -53,8 +54,8 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
   })
 
   app.addHook('onRequest', async (request, reply) => {
-    request.language = negotiateLanguage(request.headers['accept-language'], 'en')
     const config = request.routeOptions.config
+    const permission = config.permission
     if (config.admin) {
       if (!adminToken) throw new ApiError('NOT_FOUND', undefined, { reason: 'ROUTE_NOT_FOUND' })
       if (!sameSecret(bearer(request), adminToken)) {
@@ -62,7 +63,6 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
       }
       return
     }
-    const permission = config.permission
     if (!permission) return
 
     const resolved = await keys.resolve(bearer(request))

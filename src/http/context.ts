@@ -21,6 +21,7 @@ export interface RouteAccess {
 declare module 'fastify' {
   interface FastifyRequest {
     auth?: AuthContext
+    /** The negotiated language; empty until the tenant is known. */
     language: string
   }
   interface FastifyContextConfig extends RouteAccess {}

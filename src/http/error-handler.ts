@@ -80,7 +80,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   }
   const status = apiError.status ?? statusFor(apiError.code, request.routeOptions?.config?.statusOverrides)
   if (status >= 500) request.log.warn({ code: apiError.code, details: apiError.details }, 'request failed')
-  const language = request.language ?? negotiateLanguage(request.headers['accept-language'], 'en')
+  const language = request.language || negotiateLanguage(request.headers['accept-language'], 'en')
   for (const [name, value] of Object.entries(apiError.headers ?? {})) reply.header(name, value)
   reply.header('content-language', language)
   return reply

@@ -145,7 +145,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     } catch {
       body = undefined
     }
-    return { status: res.statusCode, headers: res.headers, body: body as T, text: res.body }
+    return { status: res.statusCode, headers: res.headers as Res['headers'], body: body as T, text: res.body }
   }
 
   return {

@@ -17,6 +17,15 @@ const MAX_CACHED = 10_000
 export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; clock: () => Date }) {
   let epoch: string | undefined
   const cache = new Map<string, { key: ApiKeyRow; tenant: TenantRow } | null>()
+  // Keys whose hash already matched, by their full text: the hot path skips hashing (cleared with the cache).
+  const verified = new Map<string, { key: ApiKeyRow; tenant: TenantRow }>()
+  const usable = (found: { key: ApiKeyRow; tenant: TenantRow }): Resolved => {
+    if (found.key.revokedAt) return { ok: false, reason: 'KEY_REVOKED' }
+    if (found.key.expiresAt && found.key.expiresAt.getTime() <= clock().getTime()) {
+      return { ok: false, reason: 'KEY_EXPIRED' }
+    }
+    return { ok: true, key: found.key, tenant: found.tenant }
+  }
 
   return {
     async resolve(presented: string): Promise<Resolved> {
@@ -25,8 +34,11 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
       const current = await kv.get(EPOCH_KEY)
       if (current !== epoch) {
         cache.clear()
+        verified.clear()
         epoch = current
       }
+      const known = verified.get(presented)
+      if (known) return usable(known)
       let found = cache.get(parsed.id)
       if (found === undefined) {
         found = (await repo.findKeyWithTenant(parsed.id)) ?? null
@@ -36,11 +48,9 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
       // Always compare a hash, even for unknown ids, so timing does not tell which ids exist.
       const matches = hashesEqual(hashKey(presented), found?.key.keyHash ?? '0'.repeat(64))
       if (!found || !matches) return { ok: false, reason: 'UNKNOWN_KEY' }
-      if (found.key.revokedAt) return { ok: false, reason: 'KEY_REVOKED' }
-      if (found.key.expiresAt && found.key.expiresAt.getTime() <= clock().getTime()) {
-        return { ok: false, reason: 'KEY_EXPIRED' }
-      }
-      return { ok: true, key: found.key, tenant: found.tenant }
+      if (verified.size >= MAX_CACHED) verified.clear()
+      verified.set(presented, found)
+      return usable(found)
     },
     /** Makes every instance forget cached keys and tenants. */
     async invalidate(): Promise<void> {

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { after, describe, it } from 'node:test'
+import fc from 'fast-check'
+import { Redis } from 'ioredis'
+import { kvLocks } from '../../src/platform/kv/locks.ts'
+import { memoryKv, memoryRateLimiter } from '../../src/platform/kv/memory.ts'
+import { redisKv, redisRateLimiter } from '../../src/platform/kv/redis.ts'
+import type { Kv, RateLimiter } from '../../src/platform/kv/types.ts'
+import { REDIS_URL } from '../helpers/harness.ts'
+
+async function redisOrSkip(): Promise<Redis | string> {
+  const redis = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 1500,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  })
+  try {
+    await redis.connect()
+    await redis.ping()
+    return redis
+  } catch (error) {
+    redis.disconnect()
+    return `Redis not reachable at ${REDIS_URL} (${(error as Error).message}): Redis implementations skipped`
+  }
+}
+
+const redis = await redisOrSkip()
+if (typeof redis === 'string') process.stderr.write(`\n*** ${redis} ***\n\n`)
+after(async () => {
+  if (typeof redis !== 'string') await redis.quit()
+})
+
+const implementations: { name: string; skip?: string; kv: () => Kv; limiter: () => RateLimiter }[] = [
+  { name: 'memory', kv: () => memoryKv(), limiter: () => memoryRateLimiter() },
+  {
+    name: 'redis',
+    skip: typeof redis === 'string' ? redis : undefined,
+    kv: () => redisKv(redis as Redis, `mas_conf_${randomBytes(4).toString('hex')}:`),
+    limiter: () => redisRateLimiter(redis as Redis, `mas_conf_${randomBytes(4).toString('hex')}:`),
+  },
+]
+
+for (const impl of implementations) {
+  describe(`key-value store and limiter: ${impl.name}`, { skip: impl.skip }, () => {
+    it('gets, sets with TTL, deletes', async () => {
+      const kv = impl.kv()
+      assert.equal(await kv.get('a'), undefined)
+      await kv.set('a', '1', 60_000)
+      assert.equal(await kv.get('a'), '1')
+      await kv.delete('a')
+      assert.equal(await kv.get('a'), undefined)
+      await kv.set('short', 'x', 30)
+      await new Promise((r) => setTimeout(r, 80))
+      assert.equal(await kv.get('short'), undefined)
+    })
+
+    it('setIfAbsent lets exactly one of many concurrent callers win', async () => {
+      const kv = impl.kv()
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => kv.setIfAbsent('once', String(i), 60_000)))
+      assert.equal(results.filter(Boolean).length, 1)
+    })
+
+    it('deleteIfEquals only deletes the owner’s value; increment counts', async () => {
+      const kv = impl.kv()
+      await kv.set('lock', 'me', 60_000)
+      assert.equal(await kv.deleteIfEquals('lock', 'you'), false)
+      assert.equal(await kv.deleteIfEquals('lock', 'me'), true)
+      assert.equal(await kv.get('lock'), undefined)
+      const counts = await Promise.all(Array.from({ length: 20 }, () => kv.increment('n', 60_000)))
+      assert.deepEqual(
+        [...counts].sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      )
+    })
+
+    it('locks exclude each other and release', async () => {
+      const locks = kvLocks(impl.kv())
+      let inside = 0
+      let max = 0
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          locks.tryWithLock('job', 5_000, async () => {
+            inside++
+            max = Math.max(max, inside)
+            await new Promise((r) => setTimeout(r, 20))
+            inside--
+          }),
+        ),
+      )
+      assert.equal(max, 1)
+      assert.equal(results.filter((r) => r.acquired).length, 1)
+      assert.equal((await locks.tryWithLock('job', 5_000, async () => 1)).acquired, true)
+    })
+
+    it('sliding window: never more than the limit in any window span (property)', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 8 }),
+          fc.integer({ min: 100, max: 5_000 }),
+          fc.array(fc.integer({ min: 0, max: 2_000 }), { minLength: 1, maxLength: 40 }),
+          async (limit, windowMs, gaps) => {
+            const limiter = impl.limiter()
+            const key = randomBytes(6).toString('hex')
+            let now = 1_700_000_000_000
+            const accepted: number[] = []
+            for (const gap of gaps) {
+              now += gap
+              const r = await limiter.hit(key, limit, windowMs, now)
+              const inWindow = accepted.filter((t) => t > now - windowMs).length
+              assert.equal(r.allowed, inWindow < limit, 'allowed exactly when the window has room')
+              if (r.allowed) accepted.push(now)
+              assert.equal(r.remaining, limit - Math.min(limit, accepted.filter((t) => t > now - windowMs).length))
+              assert.ok(r.resetAt * 1000 >= now)
+              if (!r.allowed) assert.ok(r.retryAfter >= 1 && r.retryAfter <= Math.ceil(windowMs / 1000))
+            }
+          },
+        ),
+        { numRuns: impl.name === 'redis' ? 40 : 200 },
+      )
+    })
+  })
+}
