@@ -15,6 +15,7 @@ import { operationsRoutes } from './api/operations/routes.ts'
 import { providerRoutes } from './api/providers/routes.ts'
 import type { Config } from './config.ts'
 import type { Registry } from './connectors/registry.ts'
+import type { Resilience } from './connectors/resilience.ts'
 import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
@@ -42,6 +43,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter
   tokens: TokenCipher
   registry: Registry
+  /** Deadline, breaker, bulkhead and retries around every connector call. */
+  resilience: Resilience
   metrics: Metrics
   clock: () => Date
   /** Pino options, or false for silence (tests). */

@@ -1,6 +1,7 @@
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
 import { buildRegistry, loadProviderEntries } from './connectors/registry.ts'
+import { createResilience } from './connectors/resilience.ts'
 import { kvLocks } from './platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
 import { connectRedis, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
@@ -45,6 +46,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   }
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
   const registry = buildRegistry(loadProviderEntries(config.providersFile), options.onProviderProblem ?? (() => {}))
+  const metrics = createMetrics()
   return {
     config,
     store,
@@ -53,7 +55,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     rateLimiter,
     tokens,
     registry,
-    metrics: createMetrics(),
+    metrics,
+    resilience: createResilience({ metrics }),
     clock,
     logger: options.logger ?? { level: config.logLevel },
     close: async () => {

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { DEFAULT_PROVIDERS } from '../../src/connectors/default-providers.ts'
+import { buildRegistry, loadProviderEntries } from '../../src/connectors/registry.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'providers-'))
+const write = (name: string, text: string) => {
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
+
+describe('providers file and registry', () => {
+  it('without a file: the five sandbox providers in both environments', () => {
+    const entries = loadProviderEntries(undefined)
+    assert.deepEqual(
+      entries.map((e) => e.id),
+      ['sandbox-rent', 'sandbox-share', 'sandbox-scoot', 'sandbox-bike', 'sandbox-transit'],
+    )
+    for (const e of entries) assert.deepEqual(e.environments, ['live', 'test'])
+  })
+
+  it('reads YAML and JSON files; the file is the whole list', () => {
+    const yaml = write(
+      'p.yaml',
+      `providers:\n  - id: city-bikes\n    name: City Bikes\n    connector: sandbox\n    environments: [live]\n    options: { profile: bike }\n`,
+    )
+    assert.deepEqual(
+      loadProviderEntries(yaml).map((e) => e.id),
+      ['city-bikes'],
+    )
+    const json = write('p.json', JSON.stringify({ providers: [DEFAULT_PROVIDERS[0]] }))
+    assert.equal(loadProviderEntries(json)[0].id, 'sandbox-rent')
+  })
+
+  it('lists every problem of an invalid file', () => {
+    const bad = write(
+      'bad.json',
+      JSON.stringify({
+        providers: [{ id: 'Bad Id', name: '', connector: 'sandbox', environments: ['prod'], extra: 1 }],
+      }),
+    )
+    assert.throws(
+      () => loadProviderEntries(bad),
+      (error: Error) => /id/.test(error.message) && /environments/.test(error.message) && /name/.test(error.message),
+    )
+    const dup = write('dup.json', JSON.stringify({ providers: [DEFAULT_PROVIDERS[0], DEFAULT_PROVIDERS[0]] }))
+    assert.throws(() => loadProviderEntries(dup), /twice/)
+  })
+
+  it('keeps a provider that cannot be built as UNAVAILABLE, with the reason, and builds the rest', () => {
+    const problems: string[] = []
+    const registry = buildRegistry(
+      [
+        { id: 'ok', name: 'OK', connector: 'sandbox', environments: ['live'], options: { profile: 'rent' } },
+        { id: 'nope', name: 'Nope', connector: 'carrier-pigeon', environments: ['live'] },
+        {
+          id: 'misconfigured',
+          name: 'Mis',
+          connector: 'sandbox',
+          environments: ['live'],
+          options: { profile: 'boat' },
+        },
+      ],
+      (id, message) => problems.push(`${id}: ${message}`),
+    )
+    assert.equal(registry.get('ok')?.status, 'ACTIVE')
+    assert.equal(registry.get('nope')?.status, 'UNAVAILABLE')
+    assert.match(registry.get('nope')?.error ?? '', /unknown connector/)
+    assert.equal(registry.get('misconfigured')?.status, 'UNAVAILABLE')
+    assert.match(registry.get('misconfigured')?.error ?? '', /profile/)
+    assert.equal(problems.length, 2)
+  })
+})
