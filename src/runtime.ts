@@ -45,7 +45,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     rateLimiter = memoryRateLimiter()
   }
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
-  const registry = buildRegistry(loadProviderEntries(config.providersFile), options.onProviderProblem ?? (() => {}))
+  const registry = buildRegistry(
+    loadProviderEntries(config.providersFile),
+    { kv, clock },
+    options.onProviderProblem ?? (() => {}),
+  )
   const metrics = createMetrics()
   return {
     config,

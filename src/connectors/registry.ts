@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { parse as parseYaml } from 'yaml'
 import { DEFAULT_PROVIDERS } from './default-providers.ts'
 import { sandbox } from './sandbox/index.ts'
-import type { ConnectorFactory, Provider, ProviderEntry } from './types.ts'
+import type { ConnectorDeps, ConnectorFactory, Provider, ProviderEntry } from './types.ts'
 
 /** Every connector the service can build, by the `connector` name of the providers file. */
 export const CONNECTORS: Record<string, ConnectorFactory> = { sandbox }
@@ -84,6 +84,7 @@ export interface Registry {
  */
 export function buildRegistry(
   entries: ProviderEntry[],
+  deps: ConnectorDeps,
   onProblem: (providerId: string, message: string) => void,
   factories: Record<string, ConnectorFactory> = CONNECTORS,
 ): Registry {
@@ -95,7 +96,7 @@ export function buildRegistry(
       return { entry, status: 'UNAVAILABLE', error }
     }
     try {
-      const connector = factory(entry)
+      const connector = factory(entry, deps)
       const provider: Provider = { entry, connector, status: 'ACTIVE' }
       connector.start?.().catch((error: unknown) => {
         provider.status = 'UNAVAILABLE'

@@ -47,3 +47,52 @@ export const apiKeys = pgTable(
 
 export type TenantRow = typeof tenants.$inferSelect
 export type ApiKeyRow = typeof apiKeys.$inferSelect
+
+/** Car bookings of tenants with retention STANDARD (retention NONE stores nothing). */
+export const carBookings = pgTable(
+  'car_bookings',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['live', 'test'] }).notNull(),
+    providerId: text('provider_id').notNull(),
+    providerReference: text('provider_reference').notNull(),
+    status: text('status', { enum: ['PENDING', 'CONFIRMED', 'FAILED', 'CANCELLED'] }).notNull(),
+    /** The prebooked token's nonce: one booking per token, whichever instance takes it. */
+    tokenNonce: text('token_nonce').notNull().unique(),
+    /** The booking as last known: vehicle, locations, period, prices, policies, driver, upsells. */
+    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+    statusHistory: jsonb('status_history').$type<{ status: string; at: string; reason?: string }[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index('car_bookings_tenant_idx').on(table.tenantId, table.environment, table.createdAt)],
+)
+
+/**
+ * Background work (mails to send, reservations to expire, data to erase). Claimed with FOR UPDATE SKIP LOCKED,
+ * so each job runs once across instances; failed runs are retried with backoff until maxAttempts.
+ */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: ['pending', 'running', 'done', 'failed'] })
+      .notNull()
+      .default('pending'),
+    runAt: timestamp('run_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull().default(8),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('jobs_due_idx').on(table.status, table.runAt)],
+)
+
+export type CarBookingRow = typeof carBookings.$inferSelect
+export type JobRow = typeof jobs.$inferSelect

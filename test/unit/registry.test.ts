@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { DEFAULT_PROVIDERS } from '../../src/connectors/default-providers.ts'
 import { buildRegistry, loadProviderEntries } from '../../src/connectors/registry.ts'
+import { memoryKv } from '../../src/platform/kv/memory.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'providers-'))
 const write = (name: string, text: string) => {
@@ -65,6 +66,7 @@ describe('providers file and registry', () => {
           options: { profile: 'boat' },
         },
       ],
+      { kv: memoryKv(), clock: () => new Date() },
       (id, message) => problems.push(`${id}: ${message}`),
     )
     assert.equal(registry.get('ok')?.status, 'ACTIVE')

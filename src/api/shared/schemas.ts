@@ -1,0 +1,151 @@
+import { type Static, Type } from 'typebox'
+
+/** Shared types of spec 2.2, used by more than one area. */
+
+export const enumOf = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) })
+
+export const Price = Type.Object(
+  {
+    amount: Type.Integer({ description: 'Smallest currency unit (cents for EUR; yen for JPY; fils for KWD)' }),
+    currency: Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Z]{3}$', description: 'ISO 4217' }),
+    description: Type.Optional(Type.String()),
+  },
+  { title: 'Price' },
+)
+export type Price = Static<typeof Price>
+
+export const DetailedPrice = Type.Object(
+  {
+    totalPrice: Price,
+    includedTaxes: Type.Array(Price),
+    includedInsurances: Type.Array(Price),
+    includedFees: Type.Array(Price),
+    includedExtras: Type.Array(Price),
+    estimatedFuel: Price,
+  },
+  { title: 'DetailedPrice' },
+)
+export type DetailedPrice = Static<typeof DetailedPrice>
+
+export const Coordinates = Type.Object(
+  {
+    latitude: Type.Number({ minimum: -90, maximum: 90 }),
+    longitude: Type.Number({ minimum: -180, maximum: 180 }),
+  },
+  { title: 'Coordinates', additionalProperties: false },
+)
+export type Coordinates = Static<typeof Coordinates>
+
+export const ProviderDisplay = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    logoUrl: Type.Optional(Type.String({ format: 'uri' })),
+    websiteUrl: Type.Optional(Type.String({ format: 'uri' })),
+  },
+  { title: 'ProviderDisplay' },
+)
+export type ProviderDisplay = Static<typeof ProviderDisplay>
+
+export const DeepLinks = Type.Object(
+  {
+    android: Type.Optional(Type.String({ format: 'uri' })),
+    ios: Type.Optional(Type.String({ format: 'uri' })),
+    web: Type.Optional(Type.String({ format: 'uri' })),
+  },
+  { title: 'DeepLinks' },
+)
+
+export const WARNING_SEVERITIES = ['INFO', 'WARNING', 'ALERT', 'CRITICAL'] as const
+export const Warning = Type.Object(
+  {
+    code: Type.String(),
+    message: Type.String(),
+    severity: enumOf(WARNING_SEVERITIES),
+    field: Type.Optional(Type.String()),
+    details: Type.Optional(
+      Type.Object({
+        originalValue: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+        newValue: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+      }),
+    ),
+  },
+  { title: 'Warning' },
+)
+export type Warning = Static<typeof Warning>
+
+export const LocationDetails = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    address: Type.Object({
+      street: Type.Optional(Type.String()),
+      city: Type.String(),
+      postalCode: Type.Optional(Type.String()),
+      country: Type.String(),
+      countryCode: Type.String({ minLength: 2, maxLength: 2 }),
+    }),
+    coordinates: Coordinates,
+    additionalInfo: Type.Optional(Type.String()),
+    operatingHours: Type.Optional(Type.String()),
+  },
+  { title: 'LocationDetails' },
+)
+export type LocationDetails = Static<typeof LocationDetails>
+
+const Radius = Type.Number({ exclusiveMinimum: 0, maximum: 50_000, description: 'Meters, > 0, at most 50000' })
+const Walking = Type.Number({
+  exclusiveMinimum: 0,
+  maximum: 60,
+  description: 'Minutes of walking (alternative to radiusMeters)',
+})
+
+const LocationSearchBranches = [
+  Type.Object(
+    {
+      type: Type.Literal('coordinates'),
+      coordinates: Coordinates,
+      radiusMeters: Type.Optional(Radius),
+      walkingTimeMinutes: Type.Optional(Walking),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      type: Type.Literal('address'),
+      address: Type.String({ minLength: 1, maxLength: 300, description: 'Geocoded by the service' }),
+      radiusMeters: Type.Optional(Radius),
+      walkingTimeMinutes: Type.Optional(Walking),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      type: Type.Literal('place'),
+      placeId: Type.String({ pattern: '^p_[a-z0-9]+$', description: 'From GET /cars/stations' }),
+    },
+    { additionalProperties: false },
+  ),
+] as const
+/** Discriminated by `type`; validation reports the errors of the chosen branch only. */
+export const LocationSearch = Type.Unsafe<Static<(typeof LocationSearchBranches)[number]>>({
+  title: 'LocationSearch',
+  type: 'object',
+  required: ['type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: [...LocationSearchBranches],
+})
+export type LocationSearch = Static<typeof LocationSearch>
+
+export const DateRange = Type.Object(
+  {
+    start: Type.String({
+      format: 'date-time',
+      description: 'ISO 8601; offsets are normalized to UTC; must be in the future',
+    }),
+    end: Type.String({ format: 'date-time' }),
+  },
+  { title: 'DateRange', additionalProperties: false },
+)
+export type DateRange = Static<typeof DateRange>
