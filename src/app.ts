@@ -11,11 +11,19 @@ import Fastify, {
 import FindMyWay from 'find-my-way'
 import { accountRoutes } from './api/account/routes.ts'
 import { adminRoutes } from './api/admin/routes.ts'
+import { carRoutes } from './api/cars/routes.ts'
 import { operationsRoutes } from './api/operations/routes.ts'
 import { providerRoutes } from './api/providers/routes.ts'
 import type { Config } from './config.ts'
 import type { Registry } from './connectors/registry.ts'
 import type { Resilience } from './connectors/resilience.ts'
+import { carBookings } from './domain/cars/bookings.ts'
+import { mailNotifier } from './domain/cars/notifications.ts'
+import { offerTokens } from './domain/cars/offer-tokens.ts'
+import { carSearch } from './domain/cars/search.ts'
+import { carStations } from './domain/cars/stations.ts'
+import type { Geocoder } from './domain/geocoding/index.ts'
+import { providerCaller } from './domain/providers/calls.ts'
 import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
@@ -24,9 +32,12 @@ import { installErrorHandling } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
+import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
+import type { Mailer } from './platform/mail.ts'
 import type { Metrics } from './platform/metrics.ts'
 import type { TokenCipher } from './platform/tokens.ts'
+import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
 import { tenantsRepo } from './store/tenants-repo.ts'
 import './http/context.ts'
@@ -46,6 +57,9 @@ export interface AppDeps {
   /** Deadline, breaker, bulkhead and retries around every connector call. */
   resilience: Resilience
   metrics: Metrics
+  jobs: Jobs
+  mailer: Mailer
+  geocoder: Geocoder
   clock: () => Date
   /** Pino options, or false for silence (tests). */
   logger: boolean | Record<string, unknown>
@@ -63,7 +77,7 @@ export type TypedApp = FastifyInstance<
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/
 
 export async function createApp(deps: AppDeps) {
-  const { config, store, kv, rateLimiter, clock, metrics, registry } = deps
+  const { config, store, kv, rateLimiter, clock, metrics, registry, tokens } = deps
   // Request ids: a random prefix per instance and a counter; unique across instances, and cheap on the hot path.
   const idPrefix = `req_${randomString(8)}`
   let requestCounter = 0
@@ -117,6 +131,12 @@ export async function createApp(deps: AppDeps) {
     done()
   })
 
+  // A POST or PATCH without a body is validated as an empty object, so optional bodies may be left out
+  // and required fields are reported by name.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {}
+    done()
+  })
   installErrorHandling(app, allowedMethods)
 
   const repo = tenantsRepo(store.db)
@@ -148,6 +168,11 @@ export async function createApp(deps: AppDeps) {
       tags: [
         { name: 'Account', description: 'The caller: tenant, key, permissions, limits' },
         { name: 'Mobility Providers', description: 'Directory of providers enabled for the tenant' },
+        {
+          name: 'Cars',
+          description:
+            'Car rental and car sharing: search, offer details, prebook, booking, change, cancel, vehicle actions',
+        },
         { name: 'Admin', description: 'Operator API: tenants and keys (ADMIN_TOKEN)' },
         { name: 'Operations', description: 'Health, metrics, the API document' },
       ],
@@ -155,10 +180,43 @@ export async function createApp(deps: AppDeps) {
   })
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } })
 
+  const callProvider = providerCaller(deps.resilience)
+  const offers = offerTokens(tokens)
+  const cars = {
+    search: carSearch({
+      registry,
+      callProvider,
+      kv,
+      tokens,
+      offerTokens: offers,
+      geocoder: deps.geocoder,
+      searchTimeoutMs: config.searchTimeoutMs,
+      offerTokenTtlSeconds: config.offerTokenTtlSeconds,
+    }),
+    stations: carStations({ registry, callProvider, tokens, timeoutMs: Math.min(config.searchTimeoutMs, 10_000) }),
+    bookings: carBookings({
+      registry,
+      callProvider,
+      kv,
+      tokens,
+      offerTokens: offers,
+      repo: carBookingsRepo(store.db),
+      offerTokenTtlSeconds: config.offerTokenTtlSeconds,
+      notifier: mailNotifier({
+        jobs: deps.jobs,
+        mailer: deps.mailer,
+        log: (err) => app.log.warn({ err }, 'booking mail failed'),
+      }),
+    }),
+    clock,
+  }
+
   await app.register(
     async (api) => {
-      accountRoutes(api.withTypeProvider<TypeBoxTypeProvider>())
-      providerRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), { registry })
+      const typed = api.withTypeProvider<TypeBoxTypeProvider>()
+      accountRoutes(typed)
+      providerRoutes(typed, { registry })
+      carRoutes(typed, cars)
     },
     { prefix: API_PREFIX },
   )

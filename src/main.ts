@@ -13,6 +13,7 @@ async function main() {
 
   const demo = await runtime.store.withAdvisoryLock(DEMO_LOCK, () => app.services.tenants.ensureDemoTenant())
   await app.listen({ port: config.port, host: config.host })
+  runtime.jobs.start()
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`
   if (demo) {
     const lines = [

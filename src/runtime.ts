@@ -2,10 +2,13 @@ import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
 import { buildRegistry, loadProviderEntries } from './connectors/registry.ts'
 import { createResilience } from './connectors/resilience.ts'
+import { createGazetteerGeocoder } from './domain/geocoding/index.ts'
+import { createJobs } from './platform/jobs.ts'
 import { kvLocks } from './platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
 import { connectRedis, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
 import type { Kv, RateLimiter } from './platform/kv/types.ts'
+import { createMailer, registerMailJobs } from './platform/mail.ts'
 import { createMetrics } from './platform/metrics.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
 import type { Store } from './store/db.ts'
@@ -51,6 +54,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     options.onProviderProblem ?? (() => {}),
   )
   const metrics = createMetrics()
+  const jobs = createJobs({ store, clock })
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir })
+  registerMailJobs(jobs, mailer)
   return {
     config,
     store,
@@ -63,7 +69,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     resilience: createResilience({ metrics }),
     clock,
     logger: options.logger ?? { level: config.logLevel },
+    jobs,
+    mailer,
+    geocoder: createGazetteerGeocoder(),
     close: async () => {
+      await jobs.stop()
+      mailer.close()
       await registry.stop()
       await kv.close()
       await store.close()

@@ -65,7 +65,7 @@ export function createResilience(options: ResilienceOptions) {
           halfOpenAfter: options.halfOpenAfterMs ?? 10_000,
           breaker: new ConsecutiveBreaker(options.breakerThreshold ?? 5),
         }),
-        bulkhead: bulkhead(options.concurrency ?? 64, options.queue ?? 256),
+        bulkhead: bulkhead(options.concurrency ?? 256, options.queue ?? 1024),
       }
       perProvider.set(provider, p)
     }

@@ -15,8 +15,8 @@ import type {
   VehicleAction,
 } from '../api/cars/schemas.ts'
 import type { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../api/shared/schemas.ts'
-import type { Kv } from '../platform/kv/types.ts'
 import type { Environment } from '../domain/tenants/permissions.ts'
+import type { Kv } from '../platform/kv/types.ts'
 
 export const MODALITIES = ['CAR_RENTAL', 'CAR_SHARING', 'SCOOTER', 'BIKE', 'MOPED', 'PUBLIC_TRANSPORT'] as const
 export type Modality = (typeof MODALITIES)[number]
@@ -89,7 +89,6 @@ export interface Provider {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Cars (car rental and car sharing)
-
 
 /** What a connector may use besides its options: shared state (a simulated provider keeps its bookings there). */
 export interface ConnectorDeps {
@@ -216,7 +215,11 @@ export interface CarConnector extends Connector {
   searchCars(query: CarSearchQuery, ctx: CallContext): Promise<CarSearchAnswer>
   stations(area: GeoArea, ctx: CallContext): Promise<ProviderStation[]>
   offerDetails(offerRef: string, ctx: CallContext): Promise<{ offer: ProviderCarOffer; terms: OfferTerms }>
-  prebook(offerRef: string, input: { accessMethod?: 'APP'; upsells: string[] }, ctx: CallContext): Promise<PrebookAnswer>
+  prebook(
+    offerRef: string,
+    input: { accessMethod?: 'APP'; upsells: string[] },
+    ctx: CallContext,
+  ): Promise<PrebookAnswer>
   book(prebookRef: string, input: BookInput, ctx: CallContext): Promise<ProviderBooking>
   getBooking(reference: string, ctx: CallContext): Promise<ProviderBooking>
   changeBooking(reference: string, change: BookingChange, ctx: CallContext): Promise<ProviderBooking>
@@ -230,5 +233,6 @@ export interface CarConnector extends Connector {
 
 export const isCarConnector = (connector: Connector | undefined): connector is CarConnector =>
   !!connector &&
-  (connector.capabilities.modalities.includes('CAR_RENTAL') || connector.capabilities.modalities.includes('CAR_SHARING')) &&
+  (connector.capabilities.modalities.includes('CAR_RENTAL') ||
+    connector.capabilities.modalities.includes('CAR_SHARING')) &&
   typeof (connector as CarConnector).searchCars === 'function'

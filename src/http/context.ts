@@ -16,6 +16,8 @@ export interface RouteAccess {
   admin?: boolean
   /** Route-specific statuses (spec 7.2). */
   statusOverrides?: StatusOverrides
+  /** Validation failures only in these fields are INVALID_LOCATION rather than INVALID_REQUEST. */
+  locationFields?: RegExp
 }
 
 declare module 'fastify' {

@@ -78,6 +78,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
     request.log.error({ err: error }, 'unhandled error')
     apiError = new ApiError('INTERNAL_ERROR')
   }
+  const locationFields = request.routeOptions?.config?.locationFields
+  if (locationFields && apiError.code === 'INVALID_REQUEST' && apiError.details && !apiError.details.reason) {
+    const fields = Object.keys(apiError.details)
+    if (fields.length > 0 && fields.every((f) => locationFields.test(f))) {
+      apiError = new ApiError('INVALID_LOCATION', undefined, apiError.details)
+    }
+  }
   const status = apiError.status ?? statusFor(apiError.code, request.routeOptions?.config?.statusOverrides)
   if (status >= 500) request.log.warn({ code: apiError.code, details: apiError.details }, 'request failed')
   const language = request.language || negotiateLanguage(request.headers['accept-language'], 'en')

@@ -7,7 +7,13 @@ import type { FastifySchemaCompiler } from 'fastify'
  * query strings, params and headers are text on the wire, so their values are coerced to the declared types.
  */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
-  const base = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false, discriminator: true } as const
+  const base = {
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+    discriminator: true,
+  } as const
   const body = new Ajv({ ...base, coerceTypes: false })
   const text = new Ajv({ ...base, coerceTypes: 'array' })
   addFormats.default(body)

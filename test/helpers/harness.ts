@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { createApp } from '../../src/app.ts'
@@ -35,6 +38,8 @@ export interface RequestOptions {
 
 export interface Harness {
   shape: ShapeName
+  /** DATA_DIR of this harness (mail outbox and the like). */
+  dataDir: string
   clock: TestClock
   runtimes: Runtime[]
   apps: Awaited<ReturnType<typeof createApp>>[]
@@ -111,7 +116,8 @@ export interface HarnessOptions {
 /** Starts the service in the shape under test: one embedded instance, or two instances on PostgreSQL + Redis. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = testClock()
-  const baseEnv = { ADMIN_TOKEN, LOG_LEVEL: 'silent', DATA_DIR: '/tmp/mas-test-unused', ...options.env }
+  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'))
+  const baseEnv = { ADMIN_TOKEN, LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...options.env }
   let drop = async () => {}
   const runtimes: Runtime[] = []
   if (SHAPE === 'distributed') {
@@ -150,6 +156,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   return {
     shape: SHAPE,
+    dataDir,
     clock,
     runtimes,
     apps,
@@ -160,6 +167,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       for (const app of apps) await app.close()
       for (const runtime of runtimes) await runtime.close()
       await drop()
+      rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

@@ -337,6 +337,7 @@ export const OfferDetails = Type.Object(
   },
   { title: 'OfferDetails' },
 )
+export type OfferDetails = Static<typeof OfferDetails>
 
 export const PrebookRequest = Type.Object(
   {
@@ -376,6 +377,7 @@ export const PrebookResult = Type.Object(
   },
   { title: 'PrebookResult' },
 )
+export type PrebookResult = Static<typeof PrebookResult>
 
 export const Driver = Type.Object(
   {
@@ -437,6 +439,7 @@ export const Booking = Type.Object(
     cancellation: Type.Optional(
       Type.Object({ cancelledAt: DateTime, fee: Price, refund: Price, reason: Type.Optional(Type.String()) }),
     ),
+    notes: Type.Optional(Type.String({ description: 'Free text kept with the booking (retention STANDARD only)' })),
     dataRetention: enumOf(['STANDARD', 'NONE'] as const),
     createdAt: Type.Optional(DateTime),
     updatedAt: Type.Optional(DateTime),

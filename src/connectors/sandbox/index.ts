@@ -1,4 +1,7 @@
-import type { Capabilities, Connector, ConnectorFactory } from '../types.ts'
+import type { Capabilities, CarConnector, Connector, ConnectorFactory } from '../types.ts'
+import { createSandboxCarConnector } from './cars/connector.ts'
+
+export { SANDBOX_SCENARIOS } from './cars/scenarios.ts'
 
 /** The simulated providers of DECISIONS "Test environment and sandbox"; `options.profile` picks the behaviour. */
 export const SANDBOX_PROFILES = {
@@ -11,7 +14,17 @@ export const SANDBOX_PROFILES = {
   },
   share: {
     modalities: ['CAR_SHARING'],
-    operations: ['SEARCH', 'STATIONS', 'OFFER_DETAILS', 'PREBOOK', 'BOOK', 'CANCEL', 'VEHICLE_ACTIONS', 'APP_ACCESS'],
+    operations: [
+      'SEARCH',
+      'STATIONS',
+      'OFFER_DETAILS',
+      'PREBOOK',
+      'BOOK',
+      'CHANGE',
+      'CANCEL',
+      'VEHICLE_ACTIONS',
+      'APP_ACCESS',
+    ],
     stationBased: true,
     freeFloating: false,
     requiresStoredBooking: false,
@@ -56,23 +69,33 @@ export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxO
   }
   const latencyMs = raw.latencyMs ?? 0
   const failureRate = raw.failureRate ?? 0
-  if (typeof latencyMs !== 'number' || latencyMs < 0 || latencyMs > 60_000) {
+  if (typeof latencyMs !== 'number' || !Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > 60_000) {
     throw new Error('options.latencyMs must be a number between 0 and 60000')
   }
-  if (typeof failureRate !== 'number' || failureRate < 0 || failureRate > 1) {
+  if (typeof failureRate !== 'number' || Number.isNaN(failureRate) || failureRate < 0 || failureRate > 1) {
     throw new Error('options.failureRate must be a number between 0 and 1')
   }
   return { profile: profile as SandboxProfile, latencyMs, failureRate }
 }
 
-export const sandbox: ConnectorFactory = (entry) => {
-  const options = parseSandboxOptions(entry.options)
-  const profile = SANDBOX_PROFILES[options.profile]
+const capabilitiesOf = (profile: SandboxProfile): Capabilities => {
+  const capabilities = SANDBOX_PROFILES[profile]
   return {
-    capabilities: {
-      ...profile,
-      modalities: [...profile.modalities],
-      operations: [...profile.operations],
-    } as Capabilities,
-  } satisfies Connector
+    ...capabilities,
+    modalities: [...capabilities.modalities],
+    operations: [...capabilities.operations],
+  } as Capabilities
+}
+
+/**
+ * Profiles `rent` and `share` are simulated car providers (CarConnector, see ./cars); the others so far only
+ * declare their capabilities.
+ */
+export const sandbox: ConnectorFactory = (entry, deps) => {
+  const options = parseSandboxOptions(entry.options)
+  const capabilities = capabilitiesOf(options.profile)
+  if (options.profile === 'rent' || options.profile === 'share') {
+    return createSandboxCarConnector(options.profile, entry, deps, capabilities, options) satisfies CarConnector
+  }
+  return { capabilities } satisfies Connector
 }

@@ -1,0 +1,220 @@
+import { Type } from 'typebox'
+import type { TypedApp } from '../../app.ts'
+import type { CarBookings } from '../../domain/cars/bookings.ts'
+import type { carSearch } from '../../domain/cars/search.ts'
+import type { carStations } from '../../domain/cars/stations.ts'
+import { callerOf } from '../../http/caller.ts'
+import { ok } from '../../http/envelope.ts'
+import { CursorPagination, OffsetQuery, responses } from '../../http/schemas.ts'
+import {
+  Booking,
+  BookingChange,
+  BookingCreate,
+  BookingList,
+  CancelRequest,
+  CarSearchRequest,
+  CarSearchResult,
+  OfferDetails,
+  OfferTokenBody,
+  PrebookRequest,
+  PrebookResult,
+  SourceStatus,
+  Station,
+  StationQuery,
+  VehicleActionRequest,
+  VehicleActionResult,
+} from './schemas.ts'
+
+export interface CarRouteDeps {
+  search: ReturnType<typeof carSearch>
+  stations: ReturnType<typeof carStations>
+  bookings: CarBookings
+  clock: () => Date
+}
+
+const BookingParams = Type.Object({ bookingId: Type.String({ minLength: 1, maxLength: 4096 }) })
+const doc = (summary: string, description?: string) => ({
+  tags: ['Cars'],
+  summary,
+  ...(description ? { description } : {}),
+  security: [{ apiKey: [] }],
+})
+
+export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: CarRouteDeps) {
+  app.post(
+    '/cars',
+    {
+      config: {
+        permission: 'cars:offer:read',
+        locationFields: /^(pickup|dropoff)\.(coordinates|placeId)/,
+      },
+      schema: {
+        ...doc(
+          'Search car offers across providers',
+          'Asks every eligible provider in parallel under one deadline, then merges, filters (`filters`), scores and sorts (`sortBy`, default RECOMMENDED). `price` appears only when `estimatedKilometers` is sent. A provider that fails or misses the deadline is listed in `providers` and asked again on the next page. Pages with the opaque `cursor` (a 30-minute session, renewed per page); changed parameters start a fresh first page.',
+        ),
+        body: CarSearchRequest,
+        response: responses(CarSearchResult),
+      },
+    },
+    async (request) => ok(request, await search(request.body, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/cars/stations',
+    {
+      config: { permission: 'cars:offer:read', locationFields: /^(latitude|longitude)$/ },
+      schema: {
+        ...doc(
+          'Find car rental and sharing stations',
+          'Stations near a point, nearest first; `placeId` goes into a search as `{ "type": "place" }`. `radius` is an alias of `radiusMeters` (default 5000).',
+        ),
+        querystring: StationQuery,
+        response: responses(
+          Type.Object({
+            stations: Type.Array(Station),
+            pagination: CursorPagination,
+            providers: Type.Array(SourceStatus),
+          }),
+        ),
+      },
+    },
+    async (request) => ok(request, await stations(request.query, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/cars/offer-details',
+    {
+      config: { permission: 'cars:offer:read' },
+      schema: {
+        ...doc(
+          'Offer details',
+          'The offer with a fresh token (the given token stays usable), its cancellation and change policies, pickup requirements and upsells.',
+        ),
+        body: OfferTokenBody,
+        response: responses(OfferDetails),
+      },
+    },
+    async (request) => ok(request, await bookings.offerDetails(request.body.offerToken, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/cars/prebook',
+    {
+      config: { permission: 'cars:booking:write', statusOverrides: { INTERNAL_ERROR: 409 } },
+      schema: {
+        ...doc(
+          'Prebook an offer',
+          'Consumes the offer token and answers a `prebookedOfferToken` for POST /cars/bookings, the final price (with PRICE_CHANGED warnings when it moved) and the fields the booking will ask for. 409 INTERNAL_ERROR when another request is prebooking the same offer (retry); 409 OFFER_TOKEN_ALREADY_USED once it was prebooked.',
+        ),
+        body: PrebookRequest,
+        response: responses(PrebookResult),
+      },
+    },
+    async (request) => ok(request, await bookings.prebook(request.body, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/cars/bookings',
+    {
+      config: { permission: 'cars:booking:write' },
+      schema: {
+        ...doc(
+          'Book',
+          'Consumes the prebooked token exactly once (409 OFFER_TOKEN_ALREADY_USED afterwards; a failed attempt leaves it usable). MISSING_REQUIRED_FIELD lists `details.requiredFields`: repeat with them in `additionalFields`. Under data retention NONE the `bookingId` is a `zr1_` reference that only the client keeps.',
+        ),
+        body: BookingCreate,
+        response: responses(Booking, 201),
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(ok(request, await bookings.book(request.body, callerOf(request, clock)))),
+  )
+
+  app.get(
+    '/cars/bookings/:bookingId',
+    {
+      config: { permission: 'cars:booking:read', statusOverrides: { PROVIDER_ERROR: 502 } },
+      schema: {
+        ...doc('Read a booking', 'As the provider reports it now. 502 PROVIDER_ERROR when the provider fails.'),
+        params: BookingParams,
+        response: responses(Booking),
+      },
+    },
+    async (request) => ok(request, await bookings.get(request.params.bookingId, callerOf(request, clock))),
+  )
+
+  app.patch(
+    '/cars/bookings/:bookingId',
+    {
+      config: { permission: 'cars:booking:write', statusOverrides: { PROVIDER_ERROR: 502 } },
+      schema: {
+        ...doc(
+          'Change a booking',
+          'Each change follows its ChangeType policy: RENTAL_TIMES (`rentalPeriod`), DRIVER_INFO (`driver`), PICKUP_LOCATION, DROPOFF_LOCATION, VEHICLE_CATEGORY; 501 OPERATION_NOT_SUPPORTED with the manual contact where the policy says so. `notes` are kept by the platform. Under data retention NONE only `rentalPeriod` (400 otherwise).',
+        ),
+        params: BookingParams,
+        body: BookingChange,
+        response: responses(Booking),
+      },
+    },
+    async (request) =>
+      ok(request, await bookings.change(request.params.bookingId, request.body, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/cars/bookings/:bookingId/cancel',
+    {
+      config: { permission: 'cars:booking:write', statusOverrides: { BOOKING_FAILED: 422 } },
+      schema: {
+        ...doc(
+          'Cancel a booking',
+          'Answers the booking with status CANCELLED and `cancellation.fee` / `cancellation.refund` per the policy at this time. 422 BOOKING_FAILED when the provider refuses.',
+        ),
+        params: BookingParams,
+        body: CancelRequest,
+        response: responses(Booking),
+      },
+    },
+    async (request) =>
+      ok(request, await bookings.cancel(request.params.bookingId, request.body ?? {}, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/cars/bookings/:bookingId/vehicle-action',
+    {
+      config: { permission: 'cars:booking:write' },
+      schema: {
+        ...doc(
+          'Vehicle action (car sharing)',
+          'UNLOCK, LOCK, HONK, FLASH_LIGHTS or LOCATE on the booked car, for providers with app access during the rental.',
+        ),
+        params: BookingParams,
+        body: VehicleActionRequest,
+        response: responses(VehicleActionResult),
+      },
+    },
+    async (request) =>
+      ok(
+        request,
+        await bookings.vehicleAction(request.params.bookingId, request.body.action, callerOf(request, clock)),
+      ),
+  )
+
+  app.get(
+    '/bookings',
+    {
+      config: { permission: 'cars:booking:read' },
+      schema: {
+        ...doc(
+          'List bookings',
+          "The tenant's stored bookings in the key's environment, newest first. 403 DATA_RETENTION_NONE under data retention NONE.",
+        ),
+        querystring: OffsetQuery,
+        response: responses(BookingList),
+      },
+    },
+    async (request) =>
+      ok(request, await bookings.list(request.query.page ?? 0, request.query.limit ?? 20, callerOf(request, clock))),
+  )
+}

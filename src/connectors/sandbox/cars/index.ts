@@ -1,0 +1,6 @@
+export { createSandboxCarConnector } from './connector.ts'
+export { RENT_FLEET, type SandboxVehicleModel } from './fleet.ts'
+export { CAR_PROFILES, type CarProfile } from './profiles.ts'
+export { SANDBOX_SCENARIOS, type SandboxScenarioName } from './scenarios.ts'
+export { SHARE_FLEET, SHARE_STATIONS } from './share.ts'
+export { RENT_STATIONS, type SandboxStation } from './stations.ts'

@@ -1,0 +1,222 @@
+import type { RequiredField } from '../../../api/cars/schemas.ts'
+import type { LocationDetails, Price, Warning } from '../../../api/shared/schemas.ts'
+import { ApiError } from '../../../http/errors.ts'
+import type { OfferTerms, ProviderCarOffer } from '../../types.ts'
+import type { SandboxVehicleModel } from './fleet.ts'
+import { type Contact, cancellationPolicy, changePolicies, type PolicyInput, pickupRequirements } from './policies.ts'
+import { money, oneWayFee, type Quote, quote, YOUNG_DRIVER_AGE } from './pricing.ts'
+import type { CarProfile } from './profiles.ts'
+import { encodeOfferRef, type OfferParams } from './refs.ts'
+import { COUNTRY_NAMES, pick, type SandboxStation } from './stations.ts'
+import { priced, summary, upsellPrice, upsellsAt } from './upsells.ts'
+
+/** What the offer builders need to know about the provider and the call. */
+export interface OfferScope {
+  profile: CarProfile
+  providerId: string
+  websiteUrl: string
+  contact: Contact
+  language: string
+}
+
+/** The data an offer reference points to. */
+export interface Resolved {
+  pickup: SandboxStation
+  dropoff: SandboxStation
+  model: SandboxVehicleModel
+  units: number
+  start: Date
+  end: Date
+}
+
+export const FLIGHT_NUMBER: RequiredField = {
+  field: 'flightNumber',
+  type: 'string',
+  label: 'Flight number',
+  message: 'The airport station needs your flight number to hold the car if the flight is late.',
+}
+
+export const requiredFields = (pickup: SandboxStation): RequiredField[] =>
+  pickup.type === 'AIRPORT' ? [FLIGHT_NUMBER] : []
+
+/** The stations, model and period of an offer; OFFER_EXPIRED when the provider no longer has them. */
+export function resolve(profile: CarProfile, params: OfferParams): Resolved {
+  const pickup = profile.stations.find((s) => s.id === params.s)
+  const dropoff = profile.stations.find((s) => s.id === params.d)
+  const model = profile.fleet.get(params.m)
+  const units = pickup?.fleet[params.m] ?? 0
+  if (!pickup || !dropoff || !model || units === 0) {
+    throw new ApiError('OFFER_EXPIRED', 'The provider no longer offers this car', { reason: 'UNKNOWN_OFFER' })
+  }
+  return { pickup, dropoff, model, units, start: new Date(params.a), end: new Date(params.b) }
+}
+
+export function location(station: SandboxStation, language: string): LocationDetails {
+  return {
+    id: station.id,
+    name: pick(station.name, language),
+    address: {
+      street: station.address.street,
+      city: pick(station.address.city, language),
+      postalCode: station.address.postalCode,
+      country: pick(COUNTRY_NAMES[station.address.countryCode], language),
+      countryCode: station.address.countryCode,
+    },
+    coordinates: { ...station.coordinates },
+    additionalInfo: pick(station.additionalInfo, language),
+    operatingHours: station.operatingHours,
+  }
+}
+
+/** The priced BOOKABLE upsells chosen, in the order given; INVALID_REQUEST for unknown or unselectable ones. */
+export function selectedExtras(profile: CarProfile, pickup: SandboxStation, codes: string[], days: number): Price[] {
+  const defs = upsellsAt(profile.upsells, pickup)
+  return codes.map((code) => {
+    const def = defs.find((d) => d.referenceCode === code)
+    if (!def) throw new ApiError('INVALID_REQUEST', undefined, { upsells: `unknown upsell "${code}"` })
+    if (def.availability !== 'BOOKABLE') {
+      throw new ApiError('INVALID_REQUEST', undefined, {
+        upsells: `"${code}" is ${def.availability} and cannot be selected`,
+      })
+    }
+    return upsellPrice(def, days) ?? { amount: 0, currency: 'EUR', description: def.name }
+  })
+}
+
+export interface PriceOptions {
+  ratePercent: number
+  upsells?: string[]
+  changeFees?: number[]
+}
+
+export function quoteFor(profile: CarProfile, params: OfferParams, r: Resolved, options: PriceOptions): Quote {
+  const base = {
+    model: r.model,
+    pickup: r.pickup,
+    dropoff: r.dropoff,
+    start: r.start,
+    end: r.end,
+    estimatedKilometers: params.k,
+    driverAge: params.g,
+    ratePercent: options.ratePercent,
+    hourly: profile.hourly,
+  }
+  const days = quote(base).days
+  return quote({
+    ...base,
+    extras: selectedExtras(profile, r.pickup, options.upsells ?? [], days),
+    extraFees: (options.changeFees ?? []).map((amount) => ({ amount, currency: 'EUR', description: 'Change fee' })),
+  })
+}
+
+function offerWarnings(params: OfferParams, r: Resolved, q: Quote, free: number): Warning[] {
+  const warnings: Warning[] = []
+  if (free === 1) {
+    warnings.push({
+      code: 'LIMITED_AVAILABILITY',
+      message: 'Only one car of this model is left for these dates',
+      severity: 'WARNING',
+    })
+  }
+  const oneWay = oneWayFee(r.pickup, r.dropoff) ?? 0
+  if (oneWay > 0) {
+    warnings.push({
+      code: 'ONE_WAY_FEE_APPLIES',
+      message: `Returning the car at another station costs a one-way fee of ${money(oneWay)} (included in the price)`,
+      severity: 'INFO',
+      details: { newValue: oneWay },
+    })
+  }
+  if (params.g !== undefined && params.g < YOUNG_DRIVER_AGE) {
+    warnings.push({
+      code: 'AGE_RESTRICTION_APPLIES',
+      message: 'Drivers under 25 pay a young driver surcharge (included in the price)',
+      severity: 'INFO',
+      field: 'driverAge',
+      details: { originalValue: params.g },
+    })
+  }
+  const included = q.mileageAllowance.includedKilometers
+  if (included && params.k > included) {
+    warnings.push({
+      code: 'ADDITIONAL_FEES_MAY_APPLY',
+      message: `Only ${included} km are included; the estimated extra kilometres are charged`,
+      severity: 'INFO',
+      field: 'estimatedKilometers',
+      details: { originalValue: params.k, newValue: included },
+    })
+  }
+  return warnings
+}
+
+/** A complete offer for the reference's parameters, priced with the given drift and upsells. */
+export function buildOffer(
+  scope: OfferScope,
+  params: OfferParams,
+  r: Resolved,
+  free: number,
+  options: PriceOptions,
+): { offer: ProviderCarOffer; quote: Quote } {
+  const q = quoteFor(scope.profile, params, r, options)
+  const offerRef = encodeOfferRef(params)
+  const linkPath = `${r.pickup.id}/${r.model.id}?start=${encodeURIComponent(params.a)}&end=${encodeURIComponent(params.b)}`
+  const web = `${scope.websiteUrl}/book/${linkPath}`
+  const offer: ProviderCarOffer = {
+    offerRef,
+    vehicle: structuredClone(r.model.vehicle),
+    pickupLocation: location(r.pickup, scope.language),
+    dropoffLocation: location(r.dropoff, scope.language),
+    rentalPeriod: { start: params.a, end: params.b },
+    price: q.price,
+    pricePerDay: q.pricePerDay,
+    insurance: r.model.insurance,
+    refillPolicy: r.model.refillPolicy,
+    mileageAllowance: q.mileageAllowance,
+    distanceMeters: params.x,
+    deepLinks: scope.profile.appAccess
+      ? { android: `${scope.websiteUrl}/app/${linkPath}`, ios: `${scope.websiteUrl}/app/${linkPath}`, web }
+      : { web },
+    availableUpsells: upsellsAt(scope.profile.upsells, r.pickup).map(summary),
+    warnings: offerWarnings(params, r, q, free),
+  }
+  return { offer, quote: q }
+}
+
+export function policyInput(
+  scope: Pick<OfferScope, 'profile' | 'websiteUrl' | 'contact'>,
+  r: Resolved,
+  total: number,
+  lateFee: number,
+  now: Date,
+): PolicyInput {
+  return {
+    kind: scope.profile.kind,
+    station: r.pickup,
+    contact: scope.contact,
+    websiteUrl: scope.websiteUrl,
+    start: r.start,
+    total,
+    lateFee,
+    now,
+  }
+}
+
+export const lateFeeOf = (profile: CarProfile, q: Quote) => (profile.hourly ? (q.hourRate ?? q.dayRate) : q.dayRate)
+
+/** Cancellation and change policies, pickup requirements and every upsell (priced) of an offer or booking. */
+export function buildTerms(
+  scope: OfferScope,
+  r: Resolved,
+  total: number,
+  lateFee: number,
+  days: number,
+  now: Date,
+): OfferTerms {
+  const p = policyInput(scope, r, total, lateFee, now)
+  return {
+    cancellationPolicy: cancellationPolicy(p),
+    changePolicies: changePolicies(p),
+    pickupRequirements: pickupRequirements(scope.profile.kind, r.model.vehicle.category),
+    upsells: upsellsAt(scope.profile.upsells, r.pickup).map((d) => priced(d, days)),
+  }
+}

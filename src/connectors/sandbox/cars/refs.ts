@@ -1,0 +1,94 @@
+import { ApiError } from '../../../http/errors.ts'
+
+/**
+ * Everything an offer is made of, so any instance can rebuild it from the reference alone (no server-side state):
+ * stations, vehicle model, the (rounded) period, the search's kilometres and driver age, and the distance shown.
+ */
+export interface OfferParams {
+  /** Pickup station id. */
+  s: string
+  /** Dropoff station id (the pickup station for round trips). */
+  d: string
+  /** Vehicle model id. */
+  m: string
+  /** Start and end, ISO 8601 UTC. */
+  a: string
+  b: string
+  /** Estimated kilometres (0 when not sent). */
+  k: number
+  /** Driver age, when sent. */
+  g?: number
+  /** Distance from the searched point, meters. */
+  x: number
+}
+
+/** A prebooked offer: the offer plus the chosen upsells, the rate drift, the final total and the access method. */
+export interface PrebookParams {
+  o: OfferParams
+  u: string[]
+  /** Rate drift in percent (price moved between search and prebook). */
+  r: number
+  /** Final total in minor units, as prebook answered it. */
+  t: number
+  p?: 'APP'
+}
+
+const OFFER_PREFIX = 'o1.'
+const PREBOOK_PREFIX = 'p1.'
+
+const encode = (prefix: string, value: unknown) => prefix + Buffer.from(JSON.stringify(value)).toString('base64url')
+
+function decode(prefix: string, ref: string): unknown {
+  if (typeof ref !== 'string' || !ref.startsWith(prefix)) return undefined
+  try {
+    return JSON.parse(Buffer.from(ref.slice(prefix.length), 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+const isIso = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v))
+
+function isOfferParams(v: unknown): v is OfferParams {
+  if (!v || typeof v !== 'object') return false
+  const o = v as Record<string, unknown>
+  return (
+    typeof o.s === 'string' &&
+    typeof o.d === 'string' &&
+    typeof o.m === 'string' &&
+    isIso(o.a) &&
+    isIso(o.b) &&
+    typeof o.k === 'number' &&
+    (o.g === undefined || typeof o.g === 'number') &&
+    typeof o.x === 'number'
+  )
+}
+
+const invalid = (what: string) =>
+  new ApiError('INVALID_OFFER_TOKEN', `The ${what} reference is not one of this provider`)
+
+export const encodeOfferRef = (params: OfferParams) => encode(OFFER_PREFIX, params)
+
+export function decodeOfferRef(ref: string): OfferParams {
+  const value = decode(OFFER_PREFIX, ref)
+  if (!isOfferParams(value)) throw invalid('offer')
+  return value
+}
+
+export const encodePrebookRef = (params: PrebookParams) => encode(PREBOOK_PREFIX, params)
+
+export function decodePrebookRef(ref: string): PrebookParams {
+  const value = decode(PREBOOK_PREFIX, ref) as Partial<PrebookParams> | undefined
+  if (
+    !value ||
+    !isOfferParams(value.o) ||
+    !Array.isArray(value.u) ||
+    !value.u.every((u) => typeof u === 'string') ||
+    typeof value.r !== 'number' ||
+    typeof value.t !== 'number' ||
+    (value.p !== undefined && value.p !== 'APP')
+  ) {
+    throw invalid('prebooked offer')
+  }
+  return value as PrebookParams
+}

@@ -1,0 +1,232 @@
+import type { Warning } from '../../../api/shared/schemas.ts'
+import { ApiError } from '../../../http/errors.ts'
+import { distanceMeters } from '../../../platform/geo.ts'
+import type {
+  CallContext,
+  CarConnector,
+  CarSearchAnswer,
+  CarSearchQuery,
+  GeoArea,
+  ProviderStation,
+} from '../../types.ts'
+import {
+  buildOffer,
+  buildTerms,
+  FLIGHT_NUMBER,
+  lateFeeOf,
+  location,
+  quoteFor,
+  type Resolved,
+  requiredFields,
+  resolve,
+} from './offers.ts'
+import { minimumAge } from './policies.ts'
+import { money, oneWayFee, priceDrift, rentalDays } from './pricing.ts'
+import { roundUp } from './profiles.ts'
+import { decodeOfferRef, decodePrebookRef, encodePrebookRef, type OfferParams } from './refs.ts'
+import type { CarRuntime } from './runtime.ts'
+import { hasScenario } from './scenarios.ts'
+import type { SandboxStation } from './stations.ts'
+import type { BookingRecord } from './store.ts'
+
+const FLIGHT_PATTERN = /^[A-Z0-9]{2,3}\s?\d{1,4}[A-Z]?$/i
+
+const nearest = (stations: SandboxStation[], area: GeoArea) =>
+  stations
+    .map((station) => ({ station, distance: distanceMeters(area.coordinates, station.coordinates) }))
+    .filter((s) => s.distance <= area.radiusMeters)
+    .sort((a, b) => a.distance - b.distance)
+
+function timeRounded(field: string, from: Date, to: Date): Warning {
+  return {
+    code: 'TIME_ROUNDED',
+    message: `The provider rents in half hours: ${from.toISOString()} became ${to.toISOString()}`,
+    severity: 'INFO',
+    field,
+    details: { originalValue: from.toISOString(), newValue: to.toISOString() },
+  }
+}
+
+/** Search, stations, offer details, prebook and book: the way to a booking. */
+export function shopping(rt: CarRuntime) {
+  const { entry, profile, store, enter, scopeOf, soldOut, expired, bookable, present } = rt
+  return {
+    async searchCars(query: CarSearchQuery, ctx: CallContext): Promise<CarSearchAnswer> {
+      await enter(ctx, 'SEARCH')
+      if (!(query.end > query.start)) throw new ApiError('INVALID_DATE_RANGE', 'The rental must end after it starts')
+      const start = roundUp(query.start, profile.roundMinutes)
+      const end = roundUp(query.end, profile.roundMinutes)
+      const searchedPeriod = { start: start.toISOString(), end: end.toISOString() }
+      const warnings: Warning[] = []
+      if (start.getTime() !== query.start.getTime()) warnings.push(timeRounded('dates.start', query.start, start))
+      if (end.getTime() !== query.end.getTime()) warnings.push(timeRounded('dates.end', query.end, end))
+      const none = { offers: [], searchedPeriod, warnings }
+      const age = query.driverAge
+      if (soldOut(ctx) || start <= ctx.now || rentalDays(start, end) > profile.maxDays) return none
+      if (age !== undefined && age < 18) return none
+      let dropoff: SandboxStation | undefined
+      if (query.dropoff) {
+        if (!profile.oneWay) return none
+        dropoff = nearest(profile.stations, query.dropoff)[0]?.station
+        if (!dropoff) return none
+      }
+      const scope = scopeOf(ctx)
+      const found = nearest(profile.stations, query.pickup)
+      const free = await Promise.all(
+        found.map(({ station }) => store.freeUnits(ctx.environment, station.id, station.fleet, start, end)),
+      )
+      const offers = found.flatMap(({ station, distance }, i) => {
+        const to = dropoff ?? station
+        if (oneWayFee(station, to) === undefined) return []
+        return Object.entries(station.fleet).flatMap(([modelId, units]) => {
+          const model = profile.fleet.get(modelId)
+          if (!model || free[i][modelId] <= 0) return []
+          if (age !== undefined && age < minimumAge(model.vehicle.category)) return []
+          const params: OfferParams = {
+            s: station.id,
+            d: to.id,
+            m: modelId,
+            a: searchedPeriod.start,
+            b: searchedPeriod.end,
+            k: query.estimatedKilometers ?? 0,
+            ...(age !== undefined ? { g: age } : {}),
+            x: Math.round(distance),
+          }
+          const r: Resolved = { pickup: station, dropoff: to, model, units, start, end }
+          return [buildOffer(scope, params, r, free[i][modelId], { ratePercent: 0 }).offer]
+        })
+      })
+      return { offers, searchedPeriod, warnings }
+    },
+
+    async stations(area: GeoArea, ctx: CallContext): Promise<ProviderStation[]> {
+      await enter(ctx, 'STATIONS')
+      return nearest(profile.stations, area).map(({ station, distance }) => ({
+        ...location(station, ctx.language),
+        stationType: station.type,
+        distanceMeters: Math.round(distance),
+      }))
+    },
+
+    async offerDetails(offerRef: string, ctx: CallContext) {
+      await enter(ctx, 'OFFER_DETAILS')
+      const params = decodeOfferRef(offerRef)
+      const { r, free } = await bookable(ctx, params)
+      const { offer, quote } = buildOffer(scopeOf(ctx), params, r, free, { ratePercent: 0 })
+      const terms = buildTerms(
+        scopeOf(ctx),
+        r,
+        quote.price.totalPrice.amount,
+        lateFeeOf(profile, quote),
+        quote.days,
+        ctx.now,
+      )
+      return { offer, terms }
+    },
+
+    async prebook(offerRef: string, input: { accessMethod?: 'APP'; upsells: string[] }, ctx: CallContext) {
+      await enter(ctx, 'PREBOOK')
+      if (input.accessMethod === 'APP' && !profile.appAccess) {
+        throw new ApiError('APP_ACCESS_NOT_AVAILABLE', 'This provider hands over cars at the counter only')
+      }
+      const params = decodeOfferRef(offerRef)
+      const { r, free } = await bookable(ctx, params)
+      const upsells = [...new Set(input.upsells)]
+      const scope = scopeOf(ctx)
+      const drift = priceDrift(offerRef, hasScenario(ctx, entry.id, 'price-increase'))
+      const before = quoteFor(profile, params, r, { ratePercent: 0, upsells }).price.totalPrice.amount
+      const { offer, quote } = buildOffer(scope, params, r, free, { ratePercent: drift, upsells })
+      const total = quote.price.totalPrice.amount
+      const warnings: Warning[] = []
+      if (total !== before) {
+        const up = total > before
+        const details = { originalValue: before, newValue: total }
+        warnings.push(
+          {
+            code: 'PRICE_CHANGED',
+            message: `The provider changed the price from ${money(before)} to ${money(total)}`,
+            severity: up ? 'WARNING' : 'INFO',
+            field: 'price.totalPrice',
+            details,
+          },
+          {
+            code: up ? 'PRICE_INCREASED' : 'PRICE_DECREASED',
+            message: up ? 'The price went up since the search' : 'The price went down since the search',
+            severity: up ? 'WARNING' : 'INFO',
+            field: 'price.totalPrice',
+            details,
+          },
+        )
+      }
+      return {
+        prebookRef: encodePrebookRef({
+          o: params,
+          u: upsells,
+          r: drift,
+          t: total,
+          ...(input.accessMethod ? { p: input.accessMethod } : {}),
+        }),
+        offer,
+        terms: buildTerms(scope, r, total, lateFeeOf(profile, quote), quote.days, ctx.now),
+        requiredFields: requiredFields(r.pickup),
+        appAccessAvailable: profile.appAccess,
+        warnings,
+      }
+    },
+
+    async book(prebookRef: string, input: Parameters<CarConnector['book']>[1], ctx: CallContext) {
+      await enter(ctx, 'BOOK')
+      const pre = decodePrebookRef(prebookRef)
+      const accessMethod = input.accessMethod ?? pre.p
+      if (accessMethod === 'APP' && !profile.appAccess) {
+        throw new ApiError('APP_ACCESS_NOT_AVAILABLE', 'This provider hands over cars at the counter only')
+      }
+      const r = resolve(profile, pre.o)
+      if (r.start <= ctx.now) throw expired('PICKUP_TIME_PASSED')
+      const fields = requiredFields(r.pickup)
+      const missing = fields.filter((f) => {
+        const value = input.additionalFields?.[f.field]
+        return typeof value !== 'string' || value.trim() === ''
+      })
+      if (missing.length > 0) {
+        throw new ApiError('MISSING_REQUIRED_FIELD', undefined, { requiredFields: missing, retryable: true })
+      }
+      const flight = input.additionalFields?.[FLIGHT_NUMBER.field]
+      if (fields.length > 0 && typeof flight === 'string' && !FLIGHT_PATTERN.test(flight.trim())) {
+        throw new ApiError('INVALID_REQUEST', undefined, {
+          'additionalFields.flightNumber': 'must be a flight number such as LH 1234',
+        })
+      }
+      if (hasScenario(ctx, entry.id, 'booking-fails')) {
+        throw new ApiError('BOOKING_FAILED', 'The provider rejected the booking (scenario)', { reason: 'SCENARIO' })
+      }
+      const noCar = () => new ApiError('NO_AVAILABLE_CARD', 'Every car of this model is booked for these dates')
+      if (soldOut(ctx)) throw noCar()
+      const quote = quoteFor(profile, pre.o, r, { ratePercent: pre.r, upsells: pre.u })
+      const reference = await store.nextReference(ctx.environment)
+      if (!(await store.hold(ctx.environment, r.pickup.id, r.model.id, r.units, reference, r.start, r.end, ctx.now))) {
+        throw noCar()
+      }
+      const now = ctx.now.toISOString()
+      const record: BookingRecord = {
+        v: 1,
+        reference,
+        status: hasScenario(ctx, entry.id, 'booking-pending') ? 'PENDING' : 'CONFIRMED',
+        offer: pre.o,
+        ratePercent: pre.r,
+        upsells: pre.u,
+        ...(accessMethod ? { accessMethod } : {}),
+        driver: { ...input.driver },
+        additionalFields: { ...(input.additionalFields ?? {}) },
+        changeFees: [],
+        price: quote.price,
+        lateFee: lateFeeOf(profile, quote),
+        createdAt: now,
+        updatedAt: now,
+        ...(profile.vehicleActions ? { locked: true } : {}),
+      }
+      await store.saveBooking(ctx.environment, record)
+      return present(ctx, record)
+    },
+  } satisfies Partial<CarConnector>
+}

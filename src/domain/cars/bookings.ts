@@ -1,0 +1,365 @@
+import type {
+  Booking,
+  BookingChange,
+  BookingCreate,
+  ChangeType,
+  OfferDetails,
+  PrebookResult,
+  VehicleAction,
+} from '../../api/cars/schemas.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import { type CarConnector, isCarConnector, type Provider, type ProviderBooking } from '../../connectors/types.ts'
+import { ApiError } from '../../http/errors.ts'
+import type { Kv } from '../../platform/kv/types.ts'
+import type { TokenCipher } from '../../platform/tokens.ts'
+import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
+import type { CarBookingRow } from '../../store/schema.ts'
+import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
+import { BOOKING_ID, newBookingId, presentBooking, type StoredExtras } from './booking-view.ts'
+import { checkRentalPeriod } from './dates.ts'
+import type { OfferTokens } from './offer-tokens.ts'
+import { presentOffer, providerDisplay } from './present.ts'
+
+/** Provider calls on behalf of a client request: generous, like the spec's recommended client timeouts. */
+const BOOKING_BUDGET_MS = 25_000
+const READ_BUDGET_MS = 10_000
+const LOCK_MS = 60_000
+const MARKER_GRACE_MS = 24 * 3600 * 1000
+
+export interface BookingNotifier {
+  /** `recipient`: the driver who booked (under retention NONE the booking itself shows the operator account). */
+  confirmed(caller: Caller, booking: Booking, recipient: Booking['driver']): Promise<void>
+  cancelled(caller: Caller, booking: Booking): Promise<void>
+}
+
+export interface BookingDeps {
+  registry: Registry
+  callProvider: CallProvider
+  kv: Kv
+  tokens: TokenCipher
+  offerTokens: OfferTokens
+  repo: CarBookingsRepo
+  offerTokenTtlSeconds: number
+  notifier: BookingNotifier
+}
+
+const zr1Context = (caller: Caller) => `zr1|${caller.tenant.id}|${caller.environment}`
+
+export function carBookings(deps: BookingDeps) {
+  const provider = (caller: Caller, id: string) => requireProvider(deps.registry, caller, id, isCarConnector)
+  const call = <T>(
+    caller: Caller,
+    p: Provider & { connector: CarConnector },
+    operation: string,
+    fn: (c: CarConnector, ctx: Parameters<CarConnector['getBooking']>[1]) => Promise<T>,
+    idempotent = false,
+  ) =>
+    deps.callProvider(caller, p, operation, operation === 'book' ? BOOKING_BUDGET_MS : READ_BUDGET_MS, fn, idempotent)
+
+  /** A zr1_ reference (retention NONE) or a stored booking of this tenant and environment; 404 otherwise. */
+  async function locate(caller: Caller, bookingId: string) {
+    if (bookingId.startsWith('zr1_')) {
+      const ref = deps.tokens.open<{ p: string; r: string }>(zr1Context(caller), bookingId.slice(4))
+      if (!ref) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId })
+      return { kind: 'reference' as const, providerId: ref.p, reference: ref.r }
+    }
+    const row = BOOKING_ID.test(bookingId)
+      ? await deps.repo.find(caller.tenant.id, caller.environment, bookingId)
+      : undefined
+    if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId })
+    return { kind: 'stored' as const, providerId: row.providerId, reference: row.providerReference, row }
+  }
+
+  const extrasOf = (row: CarBookingRow): StoredExtras => {
+    const record = row.record as unknown as Booking
+    return {
+      driver: record.driver,
+      offerPrice: record.offerPrice,
+      statusHistory: row.statusHistory as Booking['statusHistory'],
+      additionalFields: record.additionalFields,
+      notes: record.notes,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    }
+  }
+
+  /** Keeps the stored copy in step with what the provider reports, recording status changes. */
+  async function syncStored(
+    caller: Caller,
+    row: CarBookingRow,
+    p: Provider,
+    fresh: ProviderBooking,
+    changes: { notes?: string; driver?: Partial<Booking['driver']>; reason?: string } = {},
+  ) {
+    const extras = extrasOf(row)
+    const history = [...(extras.statusHistory ?? [])]
+    if (fresh.status !== row.status)
+      history.push({
+        status: fresh.status,
+        at: caller.now.toISOString(),
+        ...(changes.reason ? { reason: changes.reason } : {}),
+      })
+    const record = presentBooking(row.id, p, fresh, 'STANDARD', {
+      ...extras,
+      driver: { ...extras.driver, ...changes.driver },
+      notes: changes.notes ?? extras.notes,
+      statusHistory: history,
+    })
+    const updated = await deps.repo.update(
+      row.id,
+      { status: fresh.status, record: record as unknown as Record<string, unknown>, statusHistory: history },
+      caller.now,
+    )
+    return presentBooking(row.id, p, fresh, 'STANDARD', {
+      ...extrasOf(updated!),
+      driver: record.driver,
+      notes: record.notes,
+    })
+  }
+
+  return {
+    /** POST /cars/offer-details: the offer again, with a fresh token of the same offer (not consumed) and its terms. */
+    async offerDetails(offerToken: string, caller: Caller): Promise<OfferDetails> {
+      const claim = deps.offerTokens.open(
+        'offer',
+        caller.tenant.id,
+        caller.environment,
+        offerToken,
+        caller.now,
+        'offerToken',
+      )
+      const p = provider(caller, claim.p)
+      const { offer, terms } = await call(caller, p, 'offerDetails', (c, ctx) => c.offerDetails(claim.r, ctx), true)
+      return {
+        offer: presentOffer({ providerId: p.entry.id, offer }, p, caller, deps.offerTokens, {
+          ttlSeconds: deps.offerTokenTtlSeconds,
+          withPrice: claim.k,
+          nonce: claim.n,
+        }),
+        cancellationPolicy: terms.cancellationPolicy,
+        changePolicies: terms.changePolicies,
+        pickupRequirements: terms.pickupRequirements,
+        upsells: terms.upsells,
+      }
+    },
+
+    /** POST /cars/prebook: consumes the offer token once; a concurrent prebook of the same offer is told to retry. */
+    async prebook(
+      input: { offerToken: string; accessMethod?: 'APP'; upsells?: string[] },
+      caller: Caller,
+    ): Promise<PrebookResult> {
+      const claim = deps.offerTokens.open(
+        'offer',
+        caller.tenant.id,
+        caller.environment,
+        input.offerToken,
+        caller.now,
+        'offerToken',
+      )
+      const used = `cars:offer-used:${claim.n}`
+      if (await deps.kv.get(used))
+        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
+      const lock = `cars:prebook-lock:${claim.n}`
+      const owner = `${caller.now.getTime()}-${Math.random()}`
+      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) {
+        if (await deps.kv.get(used))
+          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
+        throw new ApiError('INTERNAL_ERROR', undefined, { reason: 'PREBOOK_IN_PROGRESS', retryable: true })
+      }
+      try {
+        const p = provider(caller, claim.p)
+        const answer = await call(caller, p, 'prebook', (c, ctx) =>
+          c.prebook(claim.r, { accessMethod: input.accessMethod, upsells: input.upsells ?? [] }, ctx),
+        )
+        await deps.kv.set(used, '1', claim.x - caller.now.getTime() + MARKER_GRACE_MS)
+        const usableUntil = new Date(caller.now.getTime() + deps.offerTokenTtlSeconds * 1000)
+        const prebookedOfferToken = deps.offerTokens.issue('prebooked', caller.tenant.id, caller.environment, {
+          p: p.entry.id,
+          r: answer.prebookRef,
+          x: usableUntil.getTime(),
+          a: claim.a,
+          c: claim.c,
+          k: claim.k,
+        })
+        const {
+          offerToken: _t,
+          usableUntil: _u,
+          ...offer
+        } = presentOffer({ providerId: p.entry.id, offer: answer.offer }, p, caller, deps.offerTokens, {
+          ttlSeconds: deps.offerTokenTtlSeconds,
+          withPrice: true,
+        })
+        return {
+          prebookedOfferToken,
+          usableUntil: usableUntil.toISOString(),
+          appAccessAvailable: answer.appAccessAvailable,
+          offer,
+          price: answer.offer.price,
+          upsells: answer.terms.upsells,
+          cancellationPolicy: answer.terms.cancellationPolicy,
+          requiredFields: answer.requiredFields,
+          warnings: answer.warnings,
+        }
+      } finally {
+        await deps.kv.deleteIfEquals(lock, owner)
+      }
+    },
+
+    /** POST /cars/bookings: one booking per prebooked token, whichever instance and however many tries at once. */
+    async book(input: BookingCreate, caller: Caller): Promise<Booking> {
+      const claim = deps.offerTokens.open(
+        'prebooked',
+        caller.tenant.id,
+        caller.environment,
+        input.prebookedOfferToken,
+        caller.now,
+        'prebookedOfferToken',
+      )
+      const used = `cars:booked:${claim.n}`
+      const alreadyUsed = () =>
+        new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { prebookedOfferToken: 'a booking exists for this token' })
+      const lock = `cars:book-lock:${claim.n}`
+      const owner = `${caller.now.getTime()}-${Math.random()}`
+      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) throw alreadyUsed()
+      try {
+        if ((await deps.kv.get(used)) || (await deps.repo.existsForToken(claim.n))) throw alreadyUsed()
+        const p = provider(caller, claim.p)
+        const booked = await call(caller, p, 'book', (c, ctx) =>
+          c.book(
+            claim.r,
+            { driver: input.driver, accessMethod: input.accessMethod, additionalFields: input.additionalFields ?? {} },
+            ctx,
+          ),
+        )
+        await deps.kv.set(used, '1', claim.x - caller.now.getTime() + MARKER_GRACE_MS)
+        const offerPrice = { amount: claim.a, currency: claim.c }
+        let booking: Booking
+        if (caller.tenant.dataRetention === 'NONE') {
+          const bookingId = `zr1_${deps.tokens.seal(zr1Context(caller), { p: p.entry.id, r: booked.reference })}`
+          booking = presentBooking(bookingId, p, booked, 'NONE')
+        } else {
+          const id = newBookingId()
+          const history = [{ status: booked.status, at: caller.now.toISOString(), reason: 'created' }]
+          const extras: StoredExtras = {
+            driver: input.driver,
+            offerPrice,
+            statusHistory: history,
+            additionalFields: input.additionalFields,
+          }
+          const record = presentBooking(id, p, booked, 'STANDARD', extras)
+          const row = await deps.repo.insert({
+            id,
+            tenantId: caller.tenant.id,
+            environment: caller.environment,
+            providerId: p.entry.id,
+            providerReference: booked.reference,
+            status: booked.status,
+            tokenNonce: claim.n,
+            record: record as unknown as Record<string, unknown>,
+            statusHistory: history,
+          })
+          if (!row) throw alreadyUsed()
+          booking = presentBooking(id, p, booked, 'STANDARD', extrasOf(row))
+        }
+        if (booking.status === 'CONFIRMED') await deps.notifier.confirmed(caller, booking, input.driver)
+        return booking
+      } finally {
+        await deps.kv.deleteIfEquals(lock, owner)
+      }
+    },
+
+    async get(bookingId: string, caller: Caller): Promise<Booking> {
+      const found = await locate(caller, bookingId)
+      const p = provider(caller, found.providerId)
+      const fresh = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true)
+      if (found.kind === 'reference') return presentBooking(bookingId, p, fresh, 'NONE')
+      const wasConfirmed = found.row.status === 'CONFIRMED'
+      const booking = await syncStored(caller, found.row, p, fresh)
+      if (!wasConfirmed && booking.status === 'CONFIRMED')
+        await deps.notifier.confirmed(caller, booking, booking.driver)
+      return booking
+    },
+
+    async change(bookingId: string, change: BookingChange, caller: Caller): Promise<Booking> {
+      const found = await locate(caller, bookingId)
+      if (found.kind === 'reference') {
+        const refused = Object.keys(change).filter((k) => k !== 'rentalPeriod')
+        if (refused.length > 0) {
+          throw new ApiError(
+            'INVALID_REQUEST',
+            undefined,
+            Object.fromEntries(
+              refused.map((k) => [k, 'cannot be changed under data retention NONE; only rentalPeriod can']),
+            ),
+          )
+        }
+      }
+      if (change.rentalPeriod) checkRentalPeriod(change.rentalPeriod, caller.now, 'rentalPeriod')
+      const p = provider(caller, found.providerId)
+      if (found.kind === 'stored' && found.row.status === 'CANCELLED') {
+        throw new ApiError('INVALID_REQUEST', undefined, { status: 'a cancelled booking cannot be changed' })
+      }
+      const { notes, ...forProvider } = change
+      const types: ChangeType[] = []
+      if (forProvider.rentalPeriod) types.push('RENTAL_TIMES')
+      if (forProvider.driver) types.push('DRIVER_INFO')
+      if (forProvider.pickupLocationId) types.push('PICKUP_LOCATION')
+      if (forProvider.dropoffLocationId) types.push('DROPOFF_LOCATION')
+      if (forProvider.vehicleCategory) types.push('VEHICLE_CATEGORY')
+      const fresh =
+        types.length > 0
+          ? await call(caller, p, 'changeBooking', (c, ctx) => c.changeBooking(found.reference, forProvider, ctx))
+          : await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true)
+      if (found.kind === 'reference') return presentBooking(bookingId, p, fresh, 'NONE')
+      return syncStored(caller, found.row, p, fresh, {
+        notes,
+        driver: change.driver,
+        reason: types.length ? `changed: ${types.join(', ')}` : undefined,
+      })
+    },
+
+    async cancel(bookingId: string, input: { reason?: string }, caller: Caller): Promise<Booking> {
+      const found = await locate(caller, bookingId)
+      const p = provider(caller, found.providerId)
+      const fresh = await call(caller, p, 'cancelBooking', (c, ctx) => c.cancelBooking(found.reference, input, ctx))
+      const booking =
+        found.kind === 'reference'
+          ? presentBooking(bookingId, p, fresh, 'NONE')
+          : await syncStored(caller, found.row, p, fresh, { reason: input.reason ?? 'cancelled by the client' })
+      if (found.kind === 'reference' || found.row.status !== 'CANCELLED') await deps.notifier.cancelled(caller, booking)
+      return booking
+    },
+
+    async vehicleAction(bookingId: string, action: VehicleAction, caller: Caller) {
+      const found = await locate(caller, bookingId)
+      const p = provider(caller, found.providerId)
+      if (!p.connector.capabilities.operations.includes('VEHICLE_ACTIONS')) {
+        throw new ApiError('OPERATION_NOT_SUPPORTED', undefined, {
+          providerId: p.entry.id,
+          operation: 'VEHICLE_ACTIONS',
+        })
+      }
+      const result = await call(caller, p, 'vehicleAction', (c, ctx) => c.vehicleAction(found.reference, action, ctx))
+      return {
+        bookingId,
+        action,
+        status: result.status,
+        completedAt: caller.now.toISOString(),
+        ...(result.vehicleLocation ? { vehicleLocation: result.vehicleLocation } : {}),
+      }
+    },
+
+    async list(page: number, limit: number, caller: Caller) {
+      if (caller.tenant.dataRetention === 'NONE') throw new ApiError('DATA_RETENTION_NONE')
+      const { rows, total } = await deps.repo.list(caller.tenant.id, caller.environment, page * limit, limit)
+      return {
+        bookings: rows.map((row) => ({ ...(row.record as unknown as Booking), ...extrasOf(row), status: row.status })),
+        pagination: { total, currentPage: page, limit },
+      }
+    },
+
+    providerDisplay,
+  }
+}
+
+export type CarBookings = ReturnType<typeof carBookings>

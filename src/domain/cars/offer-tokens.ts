@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto'
+import { ApiError } from '../../http/errors.ts'
+import type { TokenCipher } from '../../platform/tokens.ts'
+
+export interface OfferClaim {
+  /** Nonce: what single use is keyed on. */
+  n: string
+  /** Provider id. */
+  p: string
+  /** The provider's offer or prebook reference. */
+  r: string
+  /** Expiry, ms since epoch. */
+  x: number
+  /** Price at issue: amount and currency (to report price changes). */
+  a: number
+  c: string
+  /** Whether the search asked for a price (estimatedKilometers). */
+  k: boolean
+}
+
+type Kind = 'offer' | 'prebooked'
+const context = (kind: Kind, tenantId: string, environment: string) => `${kind}|${tenantId}|${environment}`
+
+/** Offer and prebooked tokens: AES-256-GCM, bound to tenant, environment and kind; expiry inside. */
+export function offerTokens(tokens: TokenCipher) {
+  return {
+    issue(kind: Kind, tenantId: string, environment: string, claim: Omit<OfferClaim, 'n'> & { n?: string }): string {
+      return tokens.seal(context(kind, tenantId, environment), {
+        ...claim,
+        n: claim.n ?? randomBytes(12).toString('base64url'),
+      })
+    },
+    /** The claim; INVALID_OFFER_TOKEN for garbage, tampering or another tenant's token; OFFER_EXPIRED after expiry. */
+    open(kind: Kind, tenantId: string, environment: string, token: string, now: Date, field: string): OfferClaim {
+      const claim = tokens.open<OfferClaim>(context(kind, tenantId, environment), token)
+      if (!claim || typeof claim.n !== 'string' || typeof claim.p !== 'string' || typeof claim.x !== 'number') {
+        throw new ApiError('INVALID_OFFER_TOKEN', undefined, { [field]: 'is not a valid token for this key' })
+      }
+      if (claim.x <= now.getTime()) {
+        throw new ApiError('OFFER_EXPIRED', undefined, {
+          [field]: 'has expired',
+          usableUntil: new Date(claim.x).toISOString(),
+        })
+      }
+      return claim
+    },
+  }
+}
+
+export type OfferTokens = ReturnType<typeof offerTokens>

@@ -1,0 +1,210 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { CarOffer, CarSearchRequest } from '../../api/cars/schemas.ts'
+import type { Warning } from '../../api/shared/schemas.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import { type CarConnector, type CarSearchQuery, isCarConnector, type Provider } from '../../connectors/types.ts'
+import { ApiError } from '../../http/errors.ts'
+import type { Kv } from '../../platform/kv/types.ts'
+import type { TokenCipher } from '../../platform/tokens.ts'
+import type { Geocoder } from '../geocoding/index.ts'
+import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { checkRentalPeriod } from './dates.ts'
+import { resolveLocation } from './locations.ts'
+import type { OfferTokens } from './offer-tokens.ts'
+import { presentOffer } from './present.ts'
+import {
+  type AxisRanges,
+  axisRanges,
+  matchesFilters,
+  type PooledOffer,
+  recommend,
+  sortOffers,
+  widenRanges,
+} from './ranking.ts'
+
+export const SESSION_TTL_MS = 30 * 60 * 1000
+
+export interface SearchDeps {
+  registry: Registry
+  callProvider: CallProvider
+  kv: Kv
+  tokens: TokenCipher
+  offerTokens: OfferTokens
+  geocoder: Geocoder
+  searchTimeoutMs: number
+  offerTokenTtlSeconds: number
+}
+
+interface Session {
+  h: string
+  query: {
+    pickup: CarSearchQuery['pickup']
+    dropoff?: CarSearchQuery['dropoff']
+    start: string
+    end: string
+    driverAge?: number
+    estimatedKilometers?: number
+  }
+  pool: PooledOffer[]
+  pending: string[]
+  ranges: AxisRanges
+  bestTaken: boolean
+  searchedPeriod: { start: string; end: string }
+  warnings: Warning[]
+}
+
+export interface ProviderOutcome {
+  id: string
+  name: string
+  status: 'OK' | 'FAILED' | 'TIMEOUT'
+  offers: number
+  error?: { code: string; message: string }
+}
+
+const cursorContext = (caller: Caller) => `cars-cursor|${caller.tenant.id}|${caller.environment}`
+const sessionKey = (id: string) => `cars:search:${id}`
+
+/** POST /cars: fan-out under one deadline, merge, filter, score, sort, and page through a server-side session. */
+export function carSearch(deps: SearchDeps) {
+  async function ask(caller: Caller, providers: (Provider & { connector: CarConnector })[], query: CarSearchQuery) {
+    const settled = await Promise.allSettled(
+      providers.map((p) =>
+        deps.callProvider(caller, p, 'searchCars', deps.searchTimeoutMs, (c, ctx) => c.searchCars(query, ctx), true),
+      ),
+    )
+    return settled.map((result, i) => ({ provider: providers[i], result }))
+  }
+
+  return async function search(request: CarSearchRequest, caller: Caller) {
+    const { start, end } = checkRentalPeriod(request.dates, caller.now)
+    const pickup = await resolveLocation(request.pickup, 'pickup', deps.geocoder, caller.language)
+    const dropoff =
+      request.dropoff && (await resolveLocation(request.dropoff, 'dropoff', deps.geocoder, caller.language))
+    const query: CarSearchQuery = {
+      pickup: { coordinates: pickup.coordinates, radiusMeters: pickup.radiusMeters },
+      ...(dropoff ? { dropoff: { coordinates: dropoff.coordinates, radiusMeters: dropoff.radiusMeters } } : {}),
+      start,
+      end,
+      driverAge: request.driverAge,
+      estimatedKilometers: request.estimatedKilometers,
+    }
+    const sortBy = request.sortBy ?? 'RECOMMENDED'
+    const withPrice = request.estimatedKilometers !== undefined
+    const h = createHash('sha256')
+      .update(
+        JSON.stringify([
+          request.pickup,
+          request.dropoff,
+          start,
+          end,
+          request.driverAge,
+          request.estimatedKilometers,
+          request.filters,
+          sortBy,
+        ]),
+      )
+      .digest('base64url')
+
+    let session: Session | undefined
+    let sessionId: string | undefined
+    if (request.cursor) {
+      const claim = deps.tokens.open<{ s: string; h: string }>(cursorContext(caller), request.cursor)
+      if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
+      // Changed parameters start a fresh first page silently (spec 8).
+      if (claim.h === h) {
+        const stored = await deps.kv.get(sessionKey(claim.s))
+        if (!stored)
+          throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
+        session = JSON.parse(stored) as Session
+        sessionId = claim.s
+      }
+    }
+
+    const all = eligibleProviders(deps.registry, caller, 'SEARCH', isCarConnector)
+    const outcomes: ProviderOutcome[] = []
+    const firstPage = !session
+    const asked = firstPage ? all : all.filter((p) => session!.pending.includes(p.entry.id))
+    const answers = await ask(caller, asked, query)
+    const fresh: PooledOffer[] = []
+    const pending: string[] = []
+    let searchedPeriod: Session['searchedPeriod'] | undefined
+    const warnings = new Map<string, Warning>()
+    for (const { provider, result } of answers) {
+      const base = { id: provider.entry.id, name: provider.entry.name }
+      if (result.status === 'rejected') {
+        const error = result.reason instanceof ApiError ? result.reason : new ApiError('PROVIDER_ERROR')
+        pending.push(provider.entry.id)
+        outcomes.push({
+          ...base,
+          status: error.code === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED',
+          offers: 0,
+          error: {
+            code: error.code,
+            message: error.code === 'TIMEOUT' ? 'The provider missed the deadline' : 'The provider failed',
+          },
+        })
+        continue
+      }
+      const offers = result.value.offers.filter((o) => matchesFilters(o, request.filters))
+      searchedPeriod ??= result.value.searchedPeriod
+      for (const w of result.value.warnings) warnings.set(`${w.code}|${w.field ?? ''}`, w)
+      fresh.push(...offers.map((offer) => ({ providerId: provider.entry.id, offer })))
+      outcomes.push({ ...base, status: 'OK', offers: offers.length })
+    }
+
+    if (firstPage) {
+      const ranges = axisRanges(fresh.map((p) => p.offer))
+      const bestTaken = recommend(fresh, ranges, false)
+      session = {
+        h,
+        query: { ...query, start: start.toISOString(), end: end.toISOString() },
+        pool: sortOffers(fresh, sortBy),
+        pending,
+        ranges,
+        bestTaken,
+        searchedPeriod: searchedPeriod ?? { start: start.toISOString(), end: end.toISOString() },
+        warnings: [...warnings.values()],
+      }
+      if (session.pool.length === 0 && pending.length === 0) {
+        throw new ApiError('NO_OFFERS_AVAILABLE', undefined, { providers: outcomes })
+      }
+    } else {
+      const s = session!
+      if (fresh.length > 0) {
+        s.ranges = widenRanges(s.ranges, axisRanges(fresh.map((p) => p.offer)))
+        recommend(fresh, s.ranges, true)
+        s.pool = sortOffers([...s.pool, ...fresh], sortBy)
+      }
+      s.pending = pending
+    }
+
+    const s = session!
+    const limit = request.limit ?? 20
+    const page = s.pool.slice(0, limit)
+    s.pool = s.pool.slice(limit)
+    const hasMore = s.pool.length > 0 || s.pending.length > 0
+    let nextCursor: string | undefined
+    if (hasMore) {
+      sessionId ??= randomBytes(12).toString('base64url')
+      await deps.kv.set(sessionKey(sessionId), JSON.stringify(s), SESSION_TTL_MS)
+      nextCursor = deps.tokens.seal(cursorContext(caller), { s: sessionId, h })
+    } else if (sessionId) {
+      await deps.kv.delete(sessionKey(sessionId))
+    }
+
+    const byId = new Map(all.map((p) => [p.entry.id, p]))
+    const offers: CarOffer[] = page.flatMap((item) => {
+      const provider = byId.get(item.providerId)
+      return provider
+        ? [presentOffer(item, provider, caller, deps.offerTokens, { ttlSeconds: deps.offerTokenTtlSeconds, withPrice })]
+        : []
+    })
+    return {
+      offers,
+      searchedPeriod: s.searchedPeriod,
+      pagination: hasMore ? { hasMore, nextCursor } : { hasMore },
+      providers: outcomes,
+      warnings: s.warnings,
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import type { Registry } from '../../connectors/registry.ts'
+import type { Resilience } from '../../connectors/resilience.ts'
+import type { CallContext, Connector, Operation, Provider, Scenario } from '../../connectors/types.ts'
+import { ApiError } from '../../http/errors.ts'
+import type { TenantRow } from '../../store/schema.ts'
+import type { Environment } from '../tenants/permissions.ts'
+import { providersFor } from './directory.ts'
+
+/** How long a provider told to time out (X-Sandbox-Scenario) takes to miss its deadline: quickly, so callers don't wait. */
+const SCENARIO_TIMEOUT_MS = 300
+
+/** Who is calling, for whom, until when: everything a connector call needs from the request. */
+export interface Caller {
+  tenant: TenantRow
+  environment: Environment
+  language: string
+  now: Date
+  /** X-Sandbox-Scenario entries; honoured for test keys only. */
+  scenarios: Scenario[]
+  /** The client's signal (closed connection). */
+  signal?: AbortSignal
+}
+
+export function parseScenarios(header: string | string[] | undefined, environment: Environment): Scenario[] {
+  if (environment !== 'test' || !header) return []
+  return [header]
+    .flat()
+    .join(',')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => /^[a-z0-9-]+(:[a-z0-9-]+)?$/.test(part))
+    .slice(0, 20)
+    .map((part) => {
+      const [name, target] = part.split(':')
+      return target ? { name, target } : { name }
+    })
+}
+
+/**
+ * Calls one provider through the resilience layer with the caller's context. The deadline is the caller's budget,
+ * except for a provider a test scenario tells to time out, which misses a short one instead.
+ */
+export function providerCaller(resilience: Resilience) {
+  return function callProvider<C extends Connector, T>(
+    caller: Caller,
+    provider: Provider & { connector: C },
+    operation: string,
+    budgetMs: number,
+    fn: (connector: C, ctx: CallContext) => Promise<T>,
+    idempotent = false,
+  ): Promise<T> {
+    const id = provider.entry.id
+    const timesOut = caller.scenarios.some((s) => s.name === 'provider-timeout' && s.target === id)
+    const deadline = Date.now() + (timesOut ? Math.min(budgetMs, SCENARIO_TIMEOUT_MS) : budgetMs)
+    return resilience.call({ provider: id, operation, deadline, idempotent, signal: caller.signal }, (signal) =>
+      fn(provider.connector, {
+        signal,
+        now: caller.now,
+        language: caller.language,
+        tenantId: caller.tenant.id,
+        environment: caller.environment,
+        scenarios: caller.scenarios,
+      }),
+    )
+  }
+}
+
+export type CallProvider = ReturnType<typeof providerCaller>
+
+/** The tenant's providers in the caller's environment that can do `operation` and pass `accepts`. */
+export function eligibleProviders<C extends Connector>(
+  registry: Registry,
+  caller: Caller,
+  operation: Operation,
+  accepts: (connector: Connector | undefined) => connector is C,
+): (Provider & { connector: C })[] {
+  return providersFor(registry, caller.tenant, caller.environment).filter(
+    (p): p is Provider & { connector: C } =>
+      p.status === 'ACTIVE' &&
+      accepts(p.connector) &&
+      p.connector.capabilities.operations.includes(operation) &&
+      // Retention NONE: only providers that can work without a stored booking (spec 4.5).
+      !(caller.tenant.dataRetention === 'NONE' && p.connector.capabilities.requiresStoredBooking),
+  )
+}
+
+/** One provider by id, for operations on an existing offer or booking. */
+export function requireProvider<C extends Connector>(
+  registry: Registry,
+  caller: Caller,
+  id: string,
+  accepts: (connector: Connector | undefined) => connector is C,
+): Provider & { connector: C } {
+  const provider = providersFor(registry, caller.tenant, caller.environment).find((p) => p.entry.id === id)
+  if (!provider || !accepts(provider.connector)) {
+    throw new ApiError('PROVIDER_ERROR', undefined, { providerId: id, reason: 'PROVIDER_NOT_AVAILABLE' })
+  }
+  return provider as Provider & { connector: C }
+}

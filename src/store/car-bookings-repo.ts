@@ -1,0 +1,59 @@
+import { and, count, desc, eq } from 'drizzle-orm'
+import type { Db } from './db.ts'
+import { type CarBookingRow, carBookings } from './schema.ts'
+
+export type NewCarBooking = typeof carBookings.$inferInsert
+
+/** Stored car bookings (retention STANDARD), always read within one tenant and environment. */
+export function carBookingsRepo(db: Db) {
+  return {
+    /** Inserts unless a booking of the same token exists; undefined then (one booking per token). */
+    async insert(row: NewCarBooking): Promise<CarBookingRow | undefined> {
+      const [created] = await db
+        .insert(carBookings)
+        .values(row)
+        .onConflictDoNothing({ target: carBookings.tokenNonce })
+        .returning()
+      return created
+    },
+    async find(tenantId: string, environment: string, id: string): Promise<CarBookingRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(carBookings)
+        .where(
+          and(
+            eq(carBookings.id, id),
+            eq(carBookings.tenantId, tenantId),
+            eq(carBookings.environment, environment as 'live'),
+          ),
+        )
+      return row
+    },
+    async existsForToken(nonce: string): Promise<boolean> {
+      const [row] = await db.select({ id: carBookings.id }).from(carBookings).where(eq(carBookings.tokenNonce, nonce))
+      return !!row
+    },
+    async update(id: string, changes: Partial<Pick<CarBookingRow, 'status' | 'record' | 'statusHistory'>>, at: Date) {
+      const [row] = await db
+        .update(carBookings)
+        .set({ ...changes, updatedAt: at })
+        .where(eq(carBookings.id, id))
+        .returning()
+      return row
+    },
+    async list(tenantId: string, environment: string, offset: number, limit: number) {
+      const where = and(eq(carBookings.tenantId, tenantId), eq(carBookings.environment, environment as 'live'))
+      const rows = await db
+        .select()
+        .from(carBookings)
+        .where(where)
+        .orderBy(desc(carBookings.createdAt), desc(carBookings.id))
+        .offset(offset)
+        .limit(limit)
+      const [{ value }] = await db.select({ value: count() }).from(carBookings).where(where)
+      return { rows, total: Number(value) }
+    },
+  }
+}
+
+export type CarBookingsRepo = ReturnType<typeof carBookingsRepo>

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { bookFirst, DRIVER, period } from '../helpers/cars.ts'
+import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
+
+describe('managing car bookings', { skip: skipReason }, () => {
+  let h: Harness
+  let t: TenantFixture
+  before(async () => {
+    h = await startHarness()
+    t = await createTenant(h)
+  })
+  after(() => h.close())
+
+  it('changes rental times per policy; refuses changes the policy does not allow', async () => {
+    const { booking } = await bookFirst(h, t.secret, { providerId: 'sandbox-rent' })
+    const id = booking.body.data.bookingId
+    const later = period(h, 24 * 6, 4)
+    const changed = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, {
+      rentalPeriod: later,
+      notes: 'late arrival',
+    })
+    assert.equal(changed.status, 200, changed.text)
+    assert.equal(Date.parse(changed.body.data.rentalPeriod.start) >= Date.parse(later.start), true)
+    assert.equal(changed.body.data.notes, 'late arrival')
+    const reread = await h.api('GET', `/cars/bookings/${id}`, t.secret)
+    assert.equal(reread.body.data.notes, 'late arrival')
+    assert.equal(reread.body.data.rentalPeriod.end, changed.body.data.rentalPeriod.end)
+    const badDates = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, {
+      rentalPeriod: { start: later.end, end: later.start },
+    })
+    assert.equal(badDates.body.error.code, 'INVALID_DATE_RANGE')
+    const category = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, { vehicleCategory: 'VAN' })
+    assert.equal(category.status, 501)
+    assert.equal(category.body.error.code, 'OPERATION_NOT_SUPPORTED')
+    const empty = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, {})
+    assert.equal(empty.status, 400)
+  })
+
+  it('cancels free of charge before the deadline, with a fee after it', async () => {
+    const early = await bookFirst(h, t.secret, { providerId: 'sandbox-rent', search: { dates: period(h, 24 * 10, 2) } })
+    const free = await h.api('POST', `/cars/bookings/${early.booking.body.data.bookingId}/cancel`, t.secret, {
+      reason: 'plans changed',
+    })
+    assert.equal(free.status, 200, free.text)
+    assert.equal(free.body.data.status, 'CANCELLED')
+    assert.equal(free.body.data.cancellation.fee.amount, 0)
+    assert.equal(free.body.data.cancellation.refund.amount, free.body.data.price.totalPrice.amount)
+    assert.deepEqual(
+      free.body.data.statusHistory.map((s: any) => s.status),
+      ['CONFIRMED', 'CANCELLED'],
+    )
+
+    const late = await bookFirst(h, t.secret, { providerId: 'sandbox-rent', search: { dates: period(h, 24, 2) } })
+    const fee = await h.api('POST', `/cars/bookings/${late.booking.body.data.bookingId}/cancel`, t.secret)
+    assert.equal(fee.status, 200, fee.text)
+    assert.ok(fee.body.data.cancellation.fee.amount > 0, 'within 48 h of pickup a fee applies')
+  })
+
+  it('422 BOOKING_FAILED when the provider refuses the cancellation; 502 PROVIDER_ERROR when it fails reading', async () => {
+    const { booking } = await bookFirst(h, t.test, { providerId: 'sandbox-rent' })
+    const id = booking.body.data.bookingId
+    const refused = await h.api('POST', `/cars/bookings/${id}/cancel`, t.test, undefined, {
+      'x-sandbox-scenario': 'cancel-refused:sandbox-rent',
+    })
+    assert.equal(refused.status, 422)
+    assert.equal(refused.body.error.code, 'BOOKING_FAILED')
+    const read = await h.api('GET', `/cars/bookings/${id}`, t.test, undefined, {
+      'x-sandbox-scenario': 'provider-error:sandbox-rent',
+    })
+    assert.equal(read.status, 502)
+    assert.equal(read.body.error.code, 'PROVIDER_ERROR')
+    const change = await h.api(
+      'PATCH',
+      `/cars/bookings/${id}`,
+      t.test,
+      { rentalPeriod: period(h, 24 * 5, 1) },
+      { 'x-sandbox-scenario': 'provider-error:sandbox-rent' },
+    )
+    assert.equal(change.status, 502)
+    assert.equal(change.body.error.code, 'PROVIDER_ERROR')
+  })
+
+  it('a PENDING booking becomes CONFIRMED when read, and the history shows it', async () => {
+    const { booking } = await bookFirst(h, t.test, {
+      providerId: 'sandbox-share',
+      headers: { 'x-sandbox-scenario': 'booking-pending:sandbox-share' },
+    })
+    assert.equal(booking.body.data.status, 'PENDING')
+    const read = await h.api('GET', `/cars/bookings/${booking.body.data.bookingId}`, t.test)
+    assert.equal(read.body.data.status, 'CONFIRMED')
+    assert.deepEqual(
+      read.body.data.statusHistory.map((s: any) => s.status),
+      ['PENDING', 'CONFIRMED'],
+    )
+  })
+
+  it('vehicle actions on a car-sharing booking during the rental; 501 for rental providers', async () => {
+    const { booking } = await bookFirst(h, t.secret, {
+      providerId: 'sandbox-share',
+      search: { dates: period(h, 2, 1) },
+    })
+    const id = booking.body.data.bookingId
+    h.clock.advance(2 * 3600_000 + 60_000)
+    const unlock = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, t.secret, { action: 'UNLOCK' })
+    assert.equal(unlock.status, 200, unlock.text)
+    assert.equal(unlock.body.data.status, 'COMPLETED')
+    const locate = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, t.secret, { action: 'LOCATE' })
+    assert.ok(locate.body.data.vehicleLocation.latitude)
+    const bad = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, t.secret, { action: 'SELF_DESTRUCT' })
+    assert.equal(bad.status, 400)
+    const rent = await bookFirst(h, t.secret, { providerId: 'sandbox-rent' })
+    const unsupported = await h.api(
+      'POST',
+      `/cars/bookings/${rent.booking.body.data.bookingId}/vehicle-action`,
+      t.secret,
+      { action: 'UNLOCK' },
+    )
+    assert.equal(unsupported.status, 501)
+    assert.equal(unsupported.body.error.code, 'OPERATION_NOT_SUPPORTED')
+  })
+})
+
+describe('data retention NONE', { skip: skipReason }, () => {
+  let h: Harness
+  let none: TenantFixture
+  let other: TenantFixture
+  before(async () => {
+    h = await startHarness()
+    none = await createTenant(h, { dataRetention: 'NONE' })
+    other = await createTenant(h, { dataRetention: 'NONE' })
+  })
+  after(() => h.close())
+
+  it('answers a zr1_ reference that works on every instance, stores nothing, and hides it from other tenants', async () => {
+    const { booking } = await bookFirst(h, none.secret, { providerId: 'sandbox-rent' })
+    assert.equal(booking.status, 201, booking.text)
+    const ref = booking.body.data.bookingId
+    assert.match(ref, /^zr1_/)
+    assert.equal(booking.body.data.statusHistory, undefined)
+    assert.equal(booking.body.data.dataRetention, 'NONE')
+    assert.deepEqual(booking.body.data.offerPrice, booking.body.data.chargedRate)
+    assert.notEqual(booking.body.data.driver.email, DRIVER.email, 'driver is the operator account')
+    for (let i = 0; i < h.apps.length; i++) {
+      const read = await h.request({
+        url: `/mobility-api/v2/cars/bookings/${encodeURIComponent(ref)}`,
+        key: none.secret,
+        instance: i,
+      })
+      assert.equal(read.status, 200, read.text)
+      assert.equal(read.body.data.bookingId, ref)
+    }
+    assert.equal((await h.api('GET', `/cars/bookings/${ref}`, other.secret)).status, 404)
+    assert.equal((await h.api('GET', `/cars/bookings/${ref.slice(0, -2)}xx`, none.secret)).status, 404)
+    const list = await h.api('GET', '/bookings', none.secret)
+    assert.equal(list.status, 403)
+    assert.equal(list.body.error.code, 'DATA_RETENTION_NONE')
+    const rows = await h.runtimes[0].store.db.execute('SELECT count(*)::int AS n FROM car_bookings' as never)
+    assert.equal((rows as any).rows[0].n, 0, 'nothing stored')
+  })
+
+  it('PATCH accepts rentalPeriod only; cancel and read go to the provider', async () => {
+    const { booking } = await bookFirst(h, none.secret, { providerId: 'sandbox-rent' })
+    const ref = booking.body.data.bookingId
+    const driver = await h.api('PATCH', `/cars/bookings/${ref}`, none.secret, { driver: { firstName: 'Grace' } })
+    assert.equal(driver.status, 400)
+    assert.ok(driver.body.error.details.driver)
+    const notes = await h.api('PATCH', `/cars/bookings/${ref}`, none.secret, { notes: 'x' })
+    assert.equal(notes.status, 400)
+    const later = period(h, 24 * 7, 2)
+    const moved = await h.api('PATCH', `/cars/bookings/${ref}`, none.secret, { rentalPeriod: later })
+    assert.equal(moved.status, 200, moved.text)
+    const cancelled = await h.api('POST', `/cars/bookings/${ref}/cancel`, none.secret)
+    assert.equal(cancelled.status, 200)
+    assert.equal(cancelled.body.data.status, 'CANCELLED')
+    assert.equal((await h.api('GET', `/cars/bookings/${ref}`, none.secret)).body.data.status, 'CANCELLED')
+  })
+})

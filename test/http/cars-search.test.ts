@@ -1,0 +1,310 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { BER_AIRPORT, BERLIN, near, period, searchCars } from '../helpers/cars.ts'
+import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
+
+describe('POST /cars', { skip: skipReason }, () => {
+  let h: Harness
+  let t: TenantFixture
+  before(async () => {
+    h = await startHarness()
+    t = await createTenant(h, { allowedOrigins: ['https://app.example'] })
+  })
+  after(() => h.close())
+
+  it('searches every car provider and merges their offers, with prices only when estimatedKilometers is sent', async () => {
+    const res = await searchCars(h, t.secret, { estimatedKilometers: 250, limit: 100 })
+    assert.equal(res.status, 200, res.text)
+    const data = res.body.data
+    const providers = new Set(data.offers.map((o: any) => o.provider.id))
+    assert.ok(providers.has('sandbox-rent') && providers.has('sandbox-share'))
+    assert.deepEqual(data.providers.map((p: any) => [p.id, p.status]).sort(), [
+      ['sandbox-rent', 'OK'],
+      ['sandbox-share', 'OK'],
+    ])
+    for (const offer of data.offers) {
+      assert.ok(offer.price, 'price with estimatedKilometers')
+      assert.equal(typeof offer.price.totalPrice.amount, 'number')
+      assert.equal(offer.price.totalPrice.currency.length, 3)
+      assert.ok(offer.offerToken.length > 40)
+      assert.ok(Date.parse(offer.usableUntil) > h.clock().getTime())
+      assert.equal(typeof offer.distanceFromSearch, 'number')
+      assert.ok(offer.recommendation.score >= 0 && offer.recommendation.score <= 100)
+      for (const f of Object.values(offer.recommendation.factors) as number[]) assert.ok(f >= 0 && f <= 1)
+    }
+    assert.equal(data.offers.filter((o: any) => o.recommendation.reasonCode === 'BEST_OVERALL').length, 1)
+    assert.ok(data.searchedPeriod.start && data.searchedPeriod.end)
+
+    const unpriced = await searchCars(h, t.secret, { limit: 5 })
+    assert.equal(unpriced.status, 200)
+    for (const offer of unpriced.body.data.offers) assert.equal(offer.price, undefined)
+  })
+
+  it('normalizes offsets to UTC and reports rounded times', async () => {
+    const start = new Date(h.clock().getTime() + 3 * 86_400_000)
+    start.setUTCHours(9, 10, 0, 0)
+    const local = (d: Date) => new Date(d.getTime() + 3600_000).toISOString().replace('Z', '+01:00').replace('.000', '')
+    const end = new Date(start.getTime() + 2 * 86_400_000)
+    const res = await h.api('POST', '/cars', t.secret, {
+      pickup: near(),
+      dates: { start: local(start), end: local(end) },
+      limit: 5,
+    })
+    assert.equal(res.status, 200, res.text)
+    const searched = res.body.data.searchedPeriod
+    assert.match(searched.start, /Z$/)
+    assert.ok(Date.parse(searched.start) >= start.getTime())
+    const rounded = res.body.data.warnings.find((w: any) => w.code === 'TIME_ROUNDED')
+    assert.ok(rounded, 'the sandbox rounds 09:10 to the half hour and says so')
+    assert.ok(rounded.details.originalValue !== undefined && rounded.details.newValue !== undefined)
+  })
+
+  it('rejects bad dates with INVALID_DATE_RANGE', async () => {
+    const past = { start: new Date(h.clock().getTime() - 3600_000).toISOString(), end: period(h).end }
+    const reversed = { start: period(h).end, end: period(h).start }
+    for (const dates of [past, reversed]) {
+      const res = await h.api('POST', '/cars', t.secret, { pickup: near(), dates })
+      assert.equal(res.status, 400)
+      assert.equal(res.body.error.code, 'INVALID_DATE_RANGE')
+    }
+  })
+
+  it('rejects bad coordinates with INVALID_LOCATION and other bad input with INVALID_REQUEST', async () => {
+    const bad = await h.api('POST', '/cars', t.secret, {
+      pickup: { type: 'coordinates', coordinates: { latitude: 91, longitude: 13 } },
+      dates: period(h),
+    })
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.error.code, 'INVALID_LOCATION')
+    assert.ok(bad.body.error.details['pickup.coordinates.latitude'])
+    const cases = [
+      { pickup: near(BERLIN, 60_000) },
+      { pickup: { type: 'coordinates', coordinates: BERLIN, walkingTimeMinutes: 61 } },
+      { filters: { minSeats: 16 } },
+      { filters: { minDoors: 7 } },
+      { filters: { colour: 'red' } },
+      { limit: 101 },
+      { sortBy: 'CHEAPEST' },
+      { pickup: { type: 'place', placeId: 'P_NOT-VALID' } },
+      { pickup: { type: 'spaceship' } },
+    ]
+    for (const body of cases) {
+      const res = await h.api('POST', '/cars', t.secret, { pickup: near(), dates: period(h), ...body })
+      assert.equal(res.status, 400, JSON.stringify(body))
+      assert.ok(['INVALID_REQUEST', 'INVALID_LOCATION'].includes(res.body.error.code), JSON.stringify(body))
+    }
+    const extra = await h.api('POST', '/cars', t.secret, {
+      pickup: near(),
+      dates: period(h),
+      filters: { colour: 'red' },
+    })
+    assert.equal(extra.body.error.code, 'INVALID_REQUEST')
+    assert.equal(extra.body.error.details['filters.colour'], 'is not allowed')
+  })
+
+  it('geocodes addresses; GEOCODING_FAILED when nothing matches', async () => {
+    const res = await h.api('POST', '/cars', t.secret, {
+      pickup: { type: 'address', address: 'Alexanderplatz, 10178 Berlin', radiusMeters: 5000 },
+      dates: period(h),
+    })
+    assert.equal(res.status, 200, res.text)
+    assert.ok(res.body.data.offers.length > 0)
+    const walking = await h.api('POST', '/cars', t.secret, {
+      pickup: { type: 'address', address: 'Berlin Hauptbahnhof', walkingTimeMinutes: 15 },
+      dates: period(h),
+    })
+    assert.equal(walking.status, 200, walking.text)
+    for (const o of walking.body.data.offers) assert.ok(o.distanceFromSearch <= 15 * 80 + 1)
+    const nowhere = await h.api('POST', '/cars', t.secret, {
+      pickup: { type: 'address', address: 'Qwxzv Nonexistentstraße 999, Atlantis' },
+      dates: period(h),
+    })
+    assert.equal(nowhere.status, 400)
+    assert.equal(nowhere.body.error.code, 'GEOCODING_FAILED')
+  })
+
+  it('finds stations with p_ place ids that POST /cars accepts', async () => {
+    const res = await h.api(
+      'GET',
+      `/cars/stations?latitude=${BER_AIRPORT.latitude}&longitude=${BER_AIRPORT.longitude}&radius=3000`,
+      t.secret,
+    )
+    assert.equal(res.status, 200, res.text)
+    const stations = res.body.data.stations
+    assert.ok(stations.length > 0)
+    for (const s of stations) assert.match(s.placeId, /^p_[a-z0-9]+$/)
+    const airport = stations.find((s: any) => s.stationType === 'AIRPORT')
+    assert.ok(airport)
+    const search = await h.api('POST', '/cars', t.secret, {
+      pickup: { type: 'place', placeId: airport.placeId },
+      dates: period(h),
+    })
+    assert.equal(search.status, 200, search.text)
+    assert.ok(
+      search.body.data.offers.every((o: any) => o.pickupLocation.id === airport.id || o.distanceFromSearch < 400),
+    )
+
+    const same = await h.api(
+      'GET',
+      `/cars/stations?latitude=${BER_AIRPORT.latitude}&longitude=${BER_AIRPORT.longitude}&radiusMeters=3000`,
+      t.secret,
+    )
+    assert.deepEqual(same.body.data.stations, stations)
+    const bad = await h.api('GET', '/cars/stations?latitude=95&longitude=13', t.secret)
+    assert.equal(bad.body.error.code, 'INVALID_LOCATION')
+    const paged = await h.api(
+      'GET',
+      `/cars/stations?latitude=${BERLIN.latitude}&longitude=${BERLIN.longitude}&radius=30000&limit=2`,
+      t.secret,
+    )
+    assert.equal(paged.body.data.stations.length, 2)
+    assert.equal(paged.body.data.pagination.hasMore, true)
+    const next = await h.api(
+      'GET',
+      `/cars/stations?latitude=${BERLIN.latitude}&longitude=${BERLIN.longitude}&radius=30000&limit=2&cursor=${encodeURIComponent(paged.body.data.pagination.nextCursor)}`,
+      t.secret,
+    )
+    assert.notDeepEqual(next.body.data.stations[0].id, paged.body.data.stations[0].id)
+  })
+
+  it('filters and sorts', async () => {
+    const suv = await searchCars(h, t.secret, { filters: { category: ['SUV'] }, limit: 100 })
+    assert.equal(suv.status, 200, suv.text)
+    assert.ok(suv.body.data.offers.length > 0)
+    assert.ok(suv.body.data.offers.every((o: any) => o.vehicle.category === 'SUV'))
+    const electric = await searchCars(h, t.secret, {
+      filters: { fuelType: ['ELECTRIC'], transmission: ['AUTOMATIC'], minSeats: 4 },
+    })
+    assert.ok(electric.body.data.offers.every((o: any) => o.vehicle.fuelType === 'ELECTRIC' && o.vehicle.seats >= 4))
+    const unlimited = await searchCars(h, t.secret, { filters: { unlimitedMileage: true } })
+    assert.ok(unlimited.body.data.offers.every((o: any) => o.mileageAllowance.unlimited))
+    const cheap = await searchCars(h, t.secret, { estimatedKilometers: 100, sortBy: 'PRICE_LOW_TO_HIGH', limit: 100 })
+    const prices = cheap.body.data.offers.map((o: any) => o.price.totalPrice.amount)
+    assert.deepEqual(
+      prices,
+      [...prices].sort((a, b) => a - b),
+    )
+    const capped = await searchCars(h, t.secret, {
+      estimatedKilometers: 100,
+      filters: { maxTotalPrice: prices[Math.floor(prices.length / 2)] },
+      limit: 100,
+    })
+    assert.ok(
+      capped.body.data.offers.every((o: any) => o.price.totalPrice.amount <= prices[Math.floor(prices.length / 2)]),
+    )
+    const near_ = await searchCars(h, t.secret, { sortBy: 'DISTANCE', limit: 100 })
+    const distances = near_.body.data.offers.map((o: any) => o.distanceFromSearch)
+    assert.deepEqual(
+      distances,
+      [...distances].sort((a, b) => a - b),
+    )
+    const expensive = await searchCars(h, t.secret, {
+      estimatedKilometers: 100,
+      sortBy: 'PRICE_HIGH_TO_LOW',
+      limit: 100,
+    })
+    const desc = expensive.body.data.offers.map((o: any) => o.price.totalPrice.amount)
+    assert.deepEqual(
+      desc,
+      [...desc].sort((a, b) => b - a),
+    )
+  })
+
+  it('applies driver age eligibility; NO_OFFERS_AVAILABLE when nothing is left', async () => {
+    const young = await searchCars(h, t.secret, { driverAge: 19, limit: 100 })
+    assert.equal(young.status, 200)
+    assert.ok(young.body.data.offers.every((o: any) => !['LUXURY', 'SPORTS'].includes(o.vehicle.category)))
+    const minor = await searchCars(h, t.secret, { driverAge: 17 })
+    assert.equal(minor.status, 404)
+    assert.equal(minor.body.error.code, 'NO_OFFERS_AVAILABLE')
+  })
+
+  it('pages with an opaque cursor; changed parameters start over silently; a tampered cursor is INVALID_CURSOR', async () => {
+    const first = await searchCars(h, t.secret, { limit: 3, sortBy: 'DISTANCE' })
+    assert.equal(first.body.data.offers.length, 3)
+    assert.equal(first.body.data.pagination.hasMore, true)
+    const cursor = first.body.data.pagination.nextCursor
+    const body = { pickup: near(), dates: period(h), limit: 3, sortBy: 'DISTANCE' }
+    const seen = new Set(
+      first.body.data.offers.map((o: any) => `${o.provider.id}|${o.pickupLocation.id}|${o.vehicle.model}`),
+    )
+    let next = cursor
+    let pages = 1
+    while (next && pages < 60) {
+      const page = await h.api('POST', '/cars', t.secret, { ...body, cursor: next })
+      assert.equal(page.status, 200, page.text)
+      for (const o of page.body.data.offers) {
+        const id = `${o.provider.id}|${o.pickupLocation.id}|${o.vehicle.model}`
+        assert.ok(!seen.has(id), `offer ${id} served twice`)
+        seen.add(id)
+      }
+      next = page.body.data.pagination.nextCursor
+      if (!page.body.data.pagination.hasMore) assert.equal(next, undefined)
+      pages++
+    }
+    assert.ok(pages > 1)
+    const changed = await h.api('POST', '/cars', t.secret, { ...body, sortBy: 'PRICE_LOW_TO_HIGH', cursor })
+    assert.equal(changed.status, 200)
+    assert.equal(changed.body.data.offers.length, 3)
+    const tampered = `${cursor.slice(0, -3)}${cursor.endsWith('A') ? 'B' : 'A'}xx`
+    const bad = await h.api('POST', '/cars', t.secret, { ...body, cursor: tampered })
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.error.code, 'INVALID_CURSOR')
+    const other = await createTenant(h)
+    const foreign = await h.api('POST', '/cars', other.secret, { ...body, cursor })
+    assert.equal(foreign.body.error.code, 'INVALID_CURSOR')
+  })
+
+  it('reports a failing or slow provider, keeps the others, and asks it again on the next page', async () => {
+    const started = Date.now()
+    const res = await searchCars(
+      h,
+      t.test,
+      { limit: 100 },
+      { 'x-sandbox-scenario': 'provider-error:sandbox-share,provider-timeout:sandbox-rent' },
+    )
+    assert.equal(res.status, 200, res.text)
+    assert.ok(Date.now() - started < 5000, 'a timed-out provider does not hold the answer for the whole deadline')
+    const status = Object.fromEntries(res.body.data.providers.map((p: any) => [p.id, p.status]))
+    assert.deepEqual(status, { 'sandbox-rent': 'TIMEOUT', 'sandbox-share': 'FAILED' })
+    assert.equal(res.body.data.offers.length, 0)
+    assert.equal(res.body.data.pagination.hasMore, true)
+    const retry = await h.api('POST', '/cars', t.test, {
+      pickup: near(),
+      dates: period(h),
+      limit: 100,
+      cursor: res.body.data.pagination.nextCursor,
+    })
+    assert.equal(retry.status, 200, retry.text)
+    assert.ok(retry.body.data.offers.length > 0)
+    assert.ok(retry.body.data.providers.every((p: any) => p.status === 'OK'))
+
+    const partial = await searchCars(
+      h,
+      t.test,
+      { limit: 100 },
+      { 'x-sandbox-scenario': 'provider-error:sandbox-share' },
+    )
+    assert.ok(partial.body.data.offers.length > 0)
+    assert.ok(partial.body.data.offers.every((o: any) => o.provider.id === 'sandbox-rent'))
+  })
+
+  it('honours X-Sandbox-Scenario for test keys only', async () => {
+    const live = await searchCars(h, t.secret, { limit: 100 }, { 'x-sandbox-scenario': 'provider-error:sandbox-share' })
+    assert.ok(live.body.data.providers.every((p: any) => p.status === 'OK'))
+  })
+
+  it('lets publishable keys search from an allowed origin, not book', async () => {
+    const search = await searchCars(h, t.publishable, { limit: 1 }, { origin: 'https://app.example' })
+    assert.equal(search.status, 200)
+    const prebook = await h.api(
+      'POST',
+      '/cars/prebook',
+      t.publishable,
+      { offerToken: search.body.data.offers[0].offerToken },
+      { origin: 'https://app.example' },
+    )
+    assert.equal(prebook.status, 403)
+    assert.equal(prebook.body.error.code, 'FORBIDDEN')
+  })
+})
