@@ -14,6 +14,7 @@ import type {
   Vehicle,
   VehicleAction,
 } from '../api/cars/schemas.ts'
+import type { PricingPlan, PropulsionType, TripAction, VehicleType, Zone } from '../api/micromobility/schemas.ts'
 import type { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../api/shared/schemas.ts'
 import type { Environment } from '../domain/tenants/permissions.ts'
 import type { Kv } from '../platform/kv/types.ts'
@@ -236,3 +237,71 @@ export const isCarConnector = (connector: Connector | undefined): connector is C
   (connector.capabilities.modalities.includes('CAR_RENTAL') ||
     connector.capabilities.modalities.includes('CAR_SHARING')) &&
   typeof (connector as CarConnector).searchCars === 'function'
+
+// ---------------------------------------------------------------------------------------------------------------
+// Micromobility (scooters, bikes, mopeds)
+
+/** A vehicle as a provider reports it. */
+export interface ProviderMicroVehicle {
+  vehicleId: string
+  type: VehicleType
+  propulsionType: PropulsionType
+  name: string
+  latitude: number
+  longitude: number
+  lastUpdated: string
+  isAvailable: boolean
+  batteryPercent?: number
+  pricingPlan?: PricingPlan
+  deepLinks?: { android?: string; ios?: string; web?: string }
+  /** The content of the QR code on the vehicle (trip-capable providers). */
+  qrCode?: string
+}
+
+/** The fleet at one moment; `version` changes whenever the fleet does, so the service can keep its spatial index. */
+export interface FleetSnapshot {
+  version: string
+  vehicles: ProviderMicroVehicle[]
+}
+
+/** A zone as GBFS geofencing_zones has it: GeoJSON geometry with rules. */
+export interface ProviderZone {
+  id: string
+  name?: string
+  kind: Zone['kind']
+  geometry: Zone['geometry']
+  rules: Zone['rules']
+}
+
+export interface MicromobilityConnector extends Connector {
+  /** The whole fleet, served from memory between refreshes. */
+  fleet(ctx: CallContext): Promise<FleetSnapshot>
+  zones(ctx: CallContext): Promise<ProviderZone[]>
+  /** Trip-capable providers only (capability TRIPS). Failures are ApiErrors (PROVIDER_ERROR when the vehicle refuses). */
+  trips?: {
+    /** Holds the vehicle (locked) for a reservation; NOT_FOUND / PROVIDER_ERROR when it cannot be held. */
+    reserve(
+      vehicleId: string,
+      rider: { email?: string; name?: string },
+      ctx: CallContext,
+    ): Promise<{ reference: string }>
+    /** Unlocks the vehicle and starts the ride (after a reservation, `reference` is the reservation's). */
+    start(
+      vehicleId: string,
+      reference: string | undefined,
+      rider: { email?: string; name?: string },
+      ctx: CallContext,
+    ): Promise<{ reference: string; location: { latitude: number; longitude: number } }>
+    command(reference: string, action: TripAction, ctx: CallContext): Promise<void>
+    end(
+      reference: string,
+      endLocation: { latitude: number; longitude: number } | undefined,
+      ctx: CallContext,
+    ): Promise<{ location: { latitude: number; longitude: number } }>
+    /** Releases a reserved vehicle. */
+    release(reference: string, ctx: CallContext): Promise<void>
+  }
+}
+
+export const isMicromobilityConnector = (connector: Connector | undefined): connector is MicromobilityConnector =>
+  !!connector && typeof (connector as MicromobilityConnector).fleet === 'function'

@@ -96,3 +96,38 @@ export const jobs = pgTable(
 
 export type CarBookingRow = typeof carBookings.$inferSelect
 export type JobRow = typeof jobs.$inferSelect
+
+/** Micromobility trips: the state machine of spec 3.1, per tenant. */
+export const micromobilityTrips = pgTable(
+  'micromobility_trips',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['live', 'test'] }).notNull(),
+    providerId: text('provider_id').notNull(),
+    providerReference: text('provider_reference'),
+    vehicleId: text('vehicle_id').notNull(),
+    status: text('status', { enum: ['RESERVED', 'ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED'] }).notNull(),
+    /** Vehicle description, pricing plan, locations, last action: what the trip shows besides its status and times. */
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    /** The rider's position at start; erased 24 hours after it was given. */
+    userLocation: jsonb('user_location').$type<{ latitude: number; longitude: number; accuracyMeters?: number } | null>(),
+    userLocationUntil: timestamp('user_location_until', { withTimezone: true, mode: 'date' }),
+    reservedUntil: timestamp('reserved_until', { withTimezone: true, mode: 'date' }),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+    pausedSince: timestamp('paused_since', { withTimezone: true, mode: 'date' }),
+    pausedMs: integer('paused_ms').notNull().default(0),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+    version: integer('version').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('micromobility_trips_tenant_idx').on(table.tenantId, table.environment),
+    index('micromobility_trips_vehicle_idx').on(table.providerId, table.vehicleId, table.status),
+  ],
+)
+
+export type TripRow = typeof micromobilityTrips.$inferSelect
