@@ -21,6 +21,7 @@ import {
 /** In running order. Append new benchmarks here (car search, micromobility radius search, GTFS, ...). */
 const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[] = [
   { name: 'auth-check', load: () => import('./auth-check.ts') },
+  { name: 'car-search', load: () => import('./car-search.ts') },
 ]
 
 interface Ran {

@@ -381,6 +381,17 @@ function processCpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/** Resident set size of a process in bytes, from /proc/<pid>/status VmRSS (Linux); undefined elsewhere. */
+export function processRssBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Drives `url` with autocannon: `warmupSec` not counted, then `durationSec` measured. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const base = {

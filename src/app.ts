@@ -12,6 +12,7 @@ import FindMyWay from 'find-my-way'
 import { accountRoutes } from './api/account/routes.ts'
 import { adminRoutes } from './api/admin/routes.ts'
 import { carRoutes } from './api/cars/routes.ts'
+import { micromobilityRoutes } from './api/micromobility/routes.ts'
 import { operationsRoutes } from './api/operations/routes.ts'
 import { providerRoutes } from './api/providers/routes.ts'
 import type { Config } from './config.ts'
@@ -23,6 +24,9 @@ import { offerTokens } from './domain/cars/offer-tokens.ts'
 import { carSearch } from './domain/cars/search.ts'
 import { carStations } from './domain/cars/stations.ts'
 import type { Geocoder } from './domain/geocoding/index.ts'
+import { micromobilityTrips } from './domain/micromobility/trips.ts'
+import { vehicleTokens } from './domain/micromobility/vehicle-tokens.ts'
+import { micromobilityVehicles } from './domain/micromobility/vehicles.ts'
 import { providerCaller } from './domain/providers/calls.ts'
 import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
@@ -40,6 +44,7 @@ import type { TokenCipher } from './platform/tokens.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
 import { tenantsRepo } from './store/tenants-repo.ts'
+import { tripsRepo } from './store/trips-repo.ts'
 import './http/context.ts'
 
 export const API_PREFIX = '/mobility-api/v2'
@@ -211,12 +216,36 @@ export async function createApp(deps: AppDeps) {
     clock,
   }
 
+  const vehicleTokensOf = vehicleTokens(tokens)
+  const microVehicles = micromobilityVehicles({
+    registry,
+    callProvider,
+    tokens,
+    vehicleTokens: vehicleTokensOf,
+    timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
+  })
+  const micro = {
+    vehicles: microVehicles,
+    trips: micromobilityTrips({
+      registry,
+      callProvider,
+      repo: tripsRepo(store.db),
+      vehicles: microVehicles,
+      vehicleTokens: vehicleTokensOf,
+      jobs: deps.jobs,
+      tenants: repo,
+      clock,
+    }),
+    clock,
+  }
+
   await app.register(
     async (api) => {
       const typed = api.withTypeProvider<TypeBoxTypeProvider>()
       accountRoutes(typed)
       providerRoutes(typed, { registry })
       carRoutes(typed, cars)
+      micromobilityRoutes(typed, micro)
     },
     { prefix: API_PREFIX },
   )

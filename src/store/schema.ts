@@ -113,7 +113,11 @@ export const micromobilityTrips = pgTable(
     /** Vehicle description, pricing plan, locations, last action: what the trip shows besides its status and times. */
     details: jsonb('details').$type<Record<string, unknown>>().notNull(),
     /** The rider's position at start; erased 24 hours after it was given. */
-    userLocation: jsonb('user_location').$type<{ latitude: number; longitude: number; accuracyMeters?: number } | null>(),
+    userLocation: jsonb('user_location').$type<{
+      latitude: number
+      longitude: number
+      accuracyMeters?: number
+    } | null>(),
     userLocationUntil: timestamp('user_location_until', { withTimezone: true, mode: 'date' }),
     reservedUntil: timestamp('reserved_until', { withTimezone: true, mode: 'date' }),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),

@@ -1,7 +1,8 @@
-import type { Capabilities, CarConnector, Connector, ConnectorFactory } from '../types.ts'
+import type { Capabilities, CarConnector, Connector, ConnectorFactory, MicromobilityConnector } from '../types.ts'
 import { createSandboxCarConnector } from './cars/connector.ts'
+import { createSandboxMicroConnector } from './micro/connector.ts'
 
-export { SANDBOX_SCENARIOS } from './cars/scenarios.ts'
+export { SANDBOX_SCENARIOS, type SandboxScenarioName } from './common.ts'
 
 /** The simulated providers of DECISIONS "Test environment and sandbox"; `options.profile` picks the behaviour. */
 export const SANDBOX_PROFILES = {
@@ -60,6 +61,10 @@ export interface SandboxOptions {
   latencyMs: number
   /** Share of calls (0..1) that fail as a provider error would. */
   failureRate: number
+  /** Micromobility profiles: vehicles in the fleet (default: scoot 400, bike 250). */
+  fleetSize?: number
+  /** Micromobility profiles: another seed gives another deterministic fleet (default: the provider id). */
+  seed?: string | number
 }
 
 export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxOptions {
@@ -75,7 +80,27 @@ export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxO
   if (typeof failureRate !== 'number' || Number.isNaN(failureRate) || failureRate < 0 || failureRate > 1) {
     throw new Error('options.failureRate must be a number between 0 and 1')
   }
-  return { profile: profile as SandboxProfile, latencyMs, failureRate }
+  const { fleetSize, seed } = raw
+  if (
+    fleetSize !== undefined &&
+    (typeof fleetSize !== 'number' || !Number.isInteger(fleetSize) || fleetSize < 1 || fleetSize > 10_000)
+  ) {
+    throw new Error('options.fleetSize must be an integer between 1 and 10000')
+  }
+  if (
+    seed !== undefined &&
+    !(typeof seed === 'string' && seed.length > 0 && seed.length <= 200) &&
+    !(typeof seed === 'number' && Number.isFinite(seed))
+  ) {
+    throw new Error('options.seed must be a number or a non-empty string')
+  }
+  return {
+    profile: profile as SandboxProfile,
+    latencyMs,
+    failureRate,
+    ...(fleetSize === undefined ? {} : { fleetSize }),
+    ...(seed === undefined ? {} : { seed }),
+  }
 }
 
 const capabilitiesOf = (profile: SandboxProfile): Capabilities => {
@@ -88,14 +113,23 @@ const capabilitiesOf = (profile: SandboxProfile): Capabilities => {
 }
 
 /**
- * Profiles `rent` and `share` are simulated car providers (CarConnector, see ./cars); the others so far only
- * declare their capabilities.
+ * Profiles `rent` and `share` are simulated car providers (CarConnector, see ./cars), `scoot` and `bike` simulated
+ * micromobility providers (MicromobilityConnector, see ./micro); `transit` so far only declares its capabilities.
  */
 export const sandbox: ConnectorFactory = (entry, deps) => {
   const options = parseSandboxOptions(entry.options)
   const capabilities = capabilitiesOf(options.profile)
   if (options.profile === 'rent' || options.profile === 'share') {
     return createSandboxCarConnector(options.profile, entry, deps, capabilities, options) satisfies CarConnector
+  }
+  if (options.profile === 'scoot' || options.profile === 'bike') {
+    return createSandboxMicroConnector(
+      options.profile,
+      entry,
+      deps,
+      capabilities,
+      options,
+    ) satisfies MicromobilityConnector
   }
   return { capabilities } satisfies Connector
 }

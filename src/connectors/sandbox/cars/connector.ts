@@ -1,8 +1,8 @@
 import type { Capabilities, CarConnector, ConnectorDeps, ProviderEntry } from '../../types.ts'
+import type { SimulationOptions } from '../common.ts'
 import { managing } from './managing.ts'
 import type { ProfileKind } from './policies.ts'
 import { carRuntime } from './runtime.ts'
-import type { SimulationOptions } from './scenarios.ts'
 import { shopping } from './shopping.ts'
 
 /**

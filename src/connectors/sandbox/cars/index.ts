@@ -1,6 +1,6 @@
+export { SANDBOX_SCENARIOS, type SandboxScenarioName } from '../common.ts'
 export { createSandboxCarConnector } from './connector.ts'
 export { RENT_FLEET, type SandboxVehicleModel } from './fleet.ts'
 export { CAR_PROFILES, type CarProfile } from './profiles.ts'
-export { SANDBOX_SCENARIOS, type SandboxScenarioName } from './scenarios.ts'
 export { SHARE_FLEET, SHARE_STATIONS } from './share.ts'
 export { RENT_STATIONS, type SandboxStation } from './stations.ts'

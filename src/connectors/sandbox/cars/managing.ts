@@ -2,12 +2,12 @@ import type { BookingChange, ChangeType, VehicleAction } from '../../../api/cars
 import type { Coordinates } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
 import type { CallContext, CarConnector } from '../../types.ts'
+import { hash32, hasScenario } from '../common.ts'
 import { lateFeeOf, quoteFor, resolve } from './offers.ts'
 import { cancellationPolicy, cancellationTermsAt, changeFeeAt, changePolicies } from './policies.ts'
-import { hash32, rentalDays } from './pricing.ts'
+import { rentalDays } from './pricing.ts'
 import { roundUp } from './profiles.ts'
 import type { CarRuntime } from './runtime.ts'
-import { hasScenario } from './scenarios.ts'
 
 const CHANGE_FIELDS: [keyof BookingChange, ChangeType][] = [
   ['rentalPeriod', 'RENTAL_TIMES'],

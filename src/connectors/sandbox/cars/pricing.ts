@@ -1,6 +1,7 @@
 import type { MileageAllowance } from '../../../api/cars/schemas.ts'
 import type { DetailedPrice, Price } from '../../../api/shared/schemas.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
+import { hash32 } from '../common.ts'
 import type { EnergyCarrier, SandboxVehicleModel } from './fleet.ts'
 import type { CountryCode, SandboxStation } from './stations.ts'
 
@@ -175,16 +176,6 @@ function estimatedFuel(model: SandboxVehicleModel, country: CountryCode, km: num
     parts.push(`${per100km} ${ENERGY_UNIT[carrier]}/100 km at ${money(price)}/${ENERGY_UNIT[carrier]}`)
   }
   return eur(Math.round(cents), `Estimated for ${km} km: ${parts.join(' + ')}`)
-}
-
-/** FNV-1a, 32 bit: a stable hash for deterministic choices (drift, references, locations). */
-export function hash32(text: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return h >>> 0
 }
 
 /**

@@ -1,11 +1,11 @@
 import { ApiError } from '../../../http/errors.ts'
 import type { CallContext, ConnectorDeps, ProviderBooking, ProviderEntry } from '../../types.ts'
+import { hasScenario, type SimulationOptions, simulation } from '../common.ts'
 import { buildTerms, location, type OfferScope, policyInput, quoteFor, type Resolved, resolve } from './offers.ts'
 import type { ProfileKind } from './policies.ts'
 import { rentalDays } from './pricing.ts'
 import { CAR_PROFILES } from './profiles.ts'
 import type { OfferParams } from './refs.ts'
-import { hasScenario, type SimulationOptions, simulation } from './scenarios.ts'
 import { type BookingRecord, sandboxStore } from './store.ts'
 
 /** What the operations of one sandbox car provider share: its profile, state, simulation and presentation. */

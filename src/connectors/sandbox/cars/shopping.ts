@@ -9,6 +9,7 @@ import type {
   GeoArea,
   ProviderStation,
 } from '../../types.ts'
+import { hasScenario } from '../common.ts'
 import {
   buildOffer,
   buildTerms,
@@ -25,7 +26,6 @@ import { money, oneWayFee, priceDrift, rentalDays } from './pricing.ts'
 import { roundUp } from './profiles.ts'
 import { decodeOfferRef, decodePrebookRef, encodePrebookRef, type OfferParams } from './refs.ts'
 import type { CarRuntime } from './runtime.ts'
-import { hasScenario } from './scenarios.ts'
 import type { SandboxStation } from './stations.ts'
 import type { BookingRecord } from './store.ts'
 

@@ -3,11 +3,9 @@ import type { BookingStatus, Driver } from '../../../api/cars/schemas.ts'
 import type { DetailedPrice, Price } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
 import type { Kv } from '../../../platform/kv/types.ts'
-import { hash32 } from './pricing.ts'
+import { hash32, STATE_TTL_MS } from '../common.ts'
 import type { OfferParams } from './refs.ts'
 
-/** The sandbox keeps its provider-side state as long as a real provider would keep a booking. */
-export const STATE_TTL_MS = 400 * 24 * 3_600_000
 const LOCK_TTL_MS = 5_000
 const LOCK_ATTEMPTS = 100
 const LOCK_RETRY_MS = 20

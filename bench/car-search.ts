@@ -1,0 +1,390 @@
+/**
+ * POST /mobility-api/v2/cars over 20 simulated car providers (sandbox connector, profiles `rent` and `share`) that
+ * each answer after a fixed 100 ms, at 200 concurrent searches (embedded shape).
+ *
+ * Target: the service's search takes p50 ≤ 1.05 × and p99 ≤ 1.2 × the provider latency, i.e. the fan-out, merge,
+ * ranking, session and offer tokens add at most 5 ms (p50) and 20 ms (p99) to the slowest provider.
+ *
+ * Also printed: the latency of one search without load, the service's CPU time per search (the machine's ceiling of
+ * searches per second follows from it), and memory per search in flight: the service's RSS (from /proc) and V8 heap
+ * used (from /metrics) idle after the warm-up, during the measured run and idle after it, as
+ * (under load − idle) / 200 connections. Every first page that has more offers than `limit` keeps a search session
+ * (30 minutes, in the embedded key-value store), so memory also grows with every completed search; that part is
+ * printed separately as retained per search.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  type BenchContext,
+  type Benchmark,
+  type BenchOutcome,
+  createTenantKey,
+  fmtInt,
+  fmtMs,
+  type LoadResult,
+  load,
+  makeTempDir,
+  median,
+  processRssBytes,
+  type Service,
+  startService,
+  table,
+} from './support.ts'
+
+const PROVIDERS = 20
+const PROVIDER_LATENCY_MS = 100
+const CONNECTIONS = 200
+const MAX_P50_RATIO = 1.05
+const MAX_P99_RATIO = 1.2
+const PATH = '/mobility-api/v2/cars'
+const RATE_LIMIT = { limit: 1_000_000, windowSeconds: 60 }
+/** Sequential searches without load, for the floor the service adds to the provider latency. */
+const SINGLE_SEARCHES = 20
+const RSS_SAMPLE_MS = 100
+const METRICS_SAMPLE_MS = 1000
+
+interface SearchResult {
+  success?: boolean
+  data?: {
+    offers: { provider?: { id?: string } }[]
+    pagination: { hasMore: boolean }
+    providers: { id: string; status: string; offers: number }[]
+  }
+}
+
+const providerIds = Array.from({ length: PROVIDERS }, (_, i) => `bench-car-${String(i + 1).padStart(2, '0')}`)
+
+function writeProvidersFile(): string {
+  const dir = makeTempDir('mas-bench-cars-')
+  const file = join(dir, 'providers.json')
+  const providers = providerIds.map((id, i) => ({
+    id,
+    name: `Bench Car ${i + 1}`,
+    connector: 'sandbox',
+    environments: ['live'],
+    // Both profiles are car providers; alternate so the merge sees rental and sharing offers.
+    options: { profile: i % 2 === 0 ? 'rent' : 'share', latencyMs: PROVIDER_LATENCY_MS },
+  }))
+  writeFileSync(file, JSON.stringify({ providers }, null, 2))
+  return file
+}
+
+function searchBody(): string {
+  const start = new Date(Date.now() + 3 * 86_400_000)
+  start.setUTCMinutes(0, 0, 0)
+  const end = new Date(start.getTime() + 2 * 86_400_000)
+  return JSON.stringify({
+    pickup: { type: 'coordinates', coordinates: { latitude: 52.52, longitude: 13.405 }, radiusMeters: 3000 },
+    dates: { start: start.toISOString(), end: end.toISOString() },
+    limit: 20,
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// /metrics (Prometheus text)
+
+/** Sum of the samples of `name` whose labels include every pair of `labels`. */
+function metricSum(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  let sum: number | undefined
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue
+    const rest = line.slice(name.length)
+    if (rest[0] !== ' ' && rest[0] !== '{') continue
+    if (!Object.entries(labels).every(([k, v]) => rest.includes(`${k}="${v}"`))) continue
+    const value = Number(rest.slice(rest.lastIndexOf(' ') + 1))
+    if (Number.isFinite(value)) sum = (sum ?? 0) + value
+  }
+  return sum
+}
+
+/** provider_calls_total of searchCars by outcome. */
+function searchCallOutcomes(text: string | undefined): Record<string, number> | undefined {
+  if (text === undefined) return undefined
+  const outcomes: Record<string, number> = {}
+  for (const match of text.matchAll(/^provider_calls_total\{([^}]*)\} (\S+)$/gm)) {
+    if (!match[1].includes('operation="searchCars"')) continue
+    const outcome = /outcome="([^"]*)"/.exec(match[1])?.[1] ?? '?'
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + Number(match[2])
+  }
+  return outcomes
+}
+
+async function scrape(service: Service): Promise<string | undefined> {
+  try {
+    const res = await service.request('GET', '/metrics', { key: service.adminToken })
+    return res.status === 200 ? res.text : undefined
+  } catch {
+    return undefined
+  }
+}
+
+interface Memory {
+  rss?: number
+  heapUsed?: number
+}
+
+async function memoryNow(service: Service): Promise<Memory> {
+  const text = await scrape(service)
+  return {
+    rss: processRssBytes(service.child.proc.pid),
+    heapUsed: text ? metricSum(text, 'nodejs_heap_size_used_bytes') : undefined,
+  }
+}
+
+/** Samples RSS every 100 ms and heap used every second until stopped. */
+function sampleMemory(service: Service) {
+  const rss: number[] = []
+  const heap: number[] = []
+  const rssTimer = setInterval(() => {
+    const value = processRssBytes(service.child.proc.pid)
+    if (value !== undefined) rss.push(value)
+  }, RSS_SAMPLE_MS)
+  let scraping = false
+  const heapTimer = setInterval(() => {
+    if (scraping) return
+    scraping = true
+    void scrape(service)
+      .then((text) => {
+        const value = text ? metricSum(text, 'nodejs_heap_size_used_bytes') : undefined
+        if (value !== undefined) heap.push(value)
+      })
+      .finally(() => {
+        scraping = false
+      })
+  }, METRICS_SAMPLE_MS)
+  return {
+    stop: () => {
+      clearInterval(rssTimer)
+      clearInterval(heapTimer)
+      return { rss, heap }
+    },
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const MiB = 1024 * 1024
+const fmtMiB = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${(bytes / MiB).toFixed(1)} MiB`)
+const fmtKiB = (bytes: number | undefined) =>
+  bytes === undefined || Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1024).toFixed(1)} KiB`
+const max = (values: number[]) => (values.length === 0 ? undefined : Math.max(...values))
+const orUndefined = (n: number) => (Number.isNaN(n) ? undefined : n)
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const errors: string[] = []
+  const providersFile = writeProvidersFile()
+  ctx.log(
+    `starting the service (embedded shape) with ${PROVIDERS} sandbox car providers at ${PROVIDER_LATENCY_MS} ms ...`,
+  )
+  const service = await startService({ PROVIDERS_FILE: providersFile })
+  try {
+    const { secret } = await createTenantKey(service, { type: 'secret', environment: 'live', rateLimit: RATE_LIMIT })
+    const body = searchBody()
+
+    // One search first: 200, every provider OK.
+    const sample = await service.request<SearchResult>('POST', PATH, { key: secret, body: JSON.parse(body) })
+    if (sample.status !== 200 || sample.body?.success !== true || !sample.body.data) {
+      throw new Error(`POST ${PATH} answered ${sample.status}: ${sample.text.slice(0, 2000)}`)
+    }
+    const { data } = sample.body
+    const ok = data.providers.filter((p) => p.status === 'OK')
+    const missing = providerIds.filter((id) => !ok.some((p) => p.id === id))
+    if (missing.length > 0) {
+      throw new Error(
+        `POST ${PATH}: ${missing.length} of ${PROVIDERS} providers not OK (${missing.join(', ')}): ` +
+          JSON.stringify(data.providers),
+      )
+    }
+    const pooled = data.providers.reduce((n, p) => n + p.offers, 0)
+    const pageProviders = new Set(data.offers.map((o) => o.provider?.id)).size
+    ctx.log(
+      `service at ${service.baseUrl}; one search: ${ok.length}/${PROVIDERS} providers OK, ${pooled} offers from them` +
+        ` (${(pooled / PROVIDERS).toFixed(1)} per provider), ${data.offers.length} on the first page` +
+        ` from ${pageProviders} providers, hasMore ${data.pagination.hasMore}, body ${fmtInt(Buffer.byteLength(sample.text))} bytes`,
+    )
+
+    const single: number[] = []
+    for (let i = 0; i < SINGLE_SEARCHES; i++) {
+      const started = performance.now()
+      const res = await service.request('POST', PATH, { key: secret, body: JSON.parse(body) })
+      single.push(performance.now() - started)
+      if (res.status !== 200) errors.push(`single search ${i + 1} answered ${res.status}: ${res.text.slice(0, 300)}`)
+    }
+    const singleMedian = median(single)
+    ctx.log(
+      `one search at a time (${SINGLE_SEARCHES} sequential): median ${fmtMs(singleMedian)},` +
+        ` min ${fmtMs(Math.min(...single))}, max ${fmtMs(Math.max(...single))}`,
+    )
+
+    const loadOptions = {
+      url: `${service.baseUrl}${PATH}`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body,
+      connections: CONNECTIONS,
+      serverPid: service.child.proc.pid,
+    }
+    // The warm-up runs on its own, so the idle memory is taken after it.
+    if (ctx.warmupSec > 0) {
+      const warm = await load({ ...loadOptions, durationSec: ctx.warmupSec, warmupSec: 0 })
+      ctx.log(
+        `warm-up ${ctx.warmupSec} s: ${fmtInt(warm.requestsPerSecond)} searches/s, p50 ${fmtMs(warm.latency.p50)}` +
+          ` (not counted)`,
+      )
+      if (warm.non2xx + warm.errors + warm.timeouts > 0) {
+        errors.push(
+          `warm-up: ${warm.non2xx} non-2xx, ${warm.errors} errors, ${warm.timeouts} timeouts` +
+            ` (status codes ${JSON.stringify(warm.statusCodes)})`,
+        )
+      }
+    }
+    await sleep(1000)
+    const idle = await memoryNow(service)
+    const callsBefore = searchCallOutcomes(await scrape(service))
+
+    const sampler = sampleMemory(service)
+    let result: LoadResult
+    let samples: { rss: number[]; heap: number[] }
+    try {
+      result = await load({ ...loadOptions, durationSec: ctx.durationSec, warmupSec: 0 })
+    } finally {
+      samples = sampler.stop()
+    }
+    await sleep(1000)
+    const after = await memoryNow(service)
+    const callsAfter = searchCallOutcomes(await scrape(service))
+
+    const { exitCode, signalCode } = service.child.proc
+    if (exitCode !== null || signalCode !== null) {
+      const tail = service.child
+        .output()
+        .trimEnd()
+        .split('\n')
+        .filter((line) => /heap|memory|fatal|error/i.test(line))
+        .slice(-3)
+      errors.push(
+        `the service exited during the run (code ${exitCode}, signal ${signalCode})` +
+          (tail.length > 0 ? `: ${tail.join(' | ').slice(0, 400)}` : ''),
+      )
+    }
+    const problems = result.non2xx + result.errors + result.timeouts
+    if (problems > 0) {
+      errors.push(
+        `${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts` +
+          ` (status codes ${JSON.stringify(result.statusCodes)})`,
+      )
+    }
+    const calls: Record<string, number> = {}
+    if (callsBefore && callsAfter) {
+      for (const outcome of new Set([...Object.keys(callsBefore), ...Object.keys(callsAfter)])) {
+        const n = (callsAfter[outcome] ?? 0) - (callsBefore[outcome] ?? 0)
+        if (n > 0) calls[outcome] = n
+      }
+    }
+    const failedCalls = Object.entries(calls)
+      .filter(([outcome]) => outcome !== 'ok')
+      .reduce((n, [, v]) => n + v, 0)
+    if (failedCalls > 0) {
+      errors.push(`${failedCalls} provider calls did not succeed during the run: ${JSON.stringify(calls)}`)
+    }
+
+    const { p50, p90, p99 } = result.latency
+    const r50 = p50 / PROVIDER_LATENCY_MS
+    const r99 = p99 / PROVIDER_LATENCY_MS
+    const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS')
+    const micros = result.cpu.serverMicrosPerRequest
+    const serverShare = result.cpu.server
+
+    const rssLoadMedian = orUndefined(median(samples.rss))
+    const rssLoadPeak = max(samples.rss)
+    const heapLoadMedian = orUndefined(median(samples.heap))
+    const heapLoadPeak = max(samples.heap)
+    const perInFlight = (loaded: number | undefined, base: number | undefined) =>
+      loaded === undefined || base === undefined ? undefined : (loaded - base) / CONNECTIONS
+    // Sessions pile up linearly during the run; at the median sample about half of them exist.
+    const heapMidRun =
+      idle.heapUsed !== undefined && after.heapUsed !== undefined ? (idle.heapUsed + after.heapUsed) / 2 : undefined
+    const searches = result.requests
+    const retained = (a: number | undefined, b: number | undefined) =>
+      a === undefined || b === undefined || searches === 0 ? undefined : (a - b) / searches
+
+    const report = [
+      ...table(
+        [
+          ['', 'searches/s', 'p50', 'p90', 'p99', 'max', `(${CONNECTIONS} connections, ${ctx.durationSec} s)`],
+          ['service', fmtInt(result.requestsPerSecond), fmtMs(p50), fmtMs(p90), fmtMs(p99), fmtMs(result.latency.max)],
+        ],
+        [1, 2, 3, 4, 5],
+      ),
+      `provider latency ${PROVIDER_LATENCY_MS} ms: p50/${PROVIDER_LATENCY_MS} = ${r50.toFixed(3)} ` +
+        `(${verdict(r50 <= MAX_P50_RATIO)} ≤ ${MAX_P50_RATIO}), p99/${PROVIDER_LATENCY_MS} = ${r99.toFixed(3)} ` +
+        `(${verdict(r99 <= MAX_P99_RATIO)} ≤ ${MAX_P99_RATIO}); one search without load: ${fmtMs(singleMedian)}`,
+      `searches ${fmtInt(searches)}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts};` +
+        ` searchCars provider calls ${callsBefore && callsAfter ? JSON.stringify(calls) : 'n/a (/metrics did not answer)'}`,
+      `cpu: service ${serverShare === undefined ? 'n/a' : `${Math.round(serverShare * 100)}%`} of a core,` +
+        ` ${micros === undefined ? 'n/a' : `${fmtInt(micros)} µs per search`}` +
+        (micros === undefined ? '' : ` (one core's ceiling ≈ ${fmtInt(1e6 / micros)} searches/s;`) +
+        (micros === undefined
+          ? ''
+          : ` the target needs ≈ ${fmtInt(CONNECTIONS / ((PROVIDER_LATENCY_MS * MAX_P50_RATIO) / 1000))}/s)`) +
+        `, load generator ${Math.round(result.cpu.client * 100)}%`,
+      '',
+      ...table(
+        [
+          ['memory', 'idle (after warm-up)', 'under load median', 'under load peak', 'idle after', 'samples'],
+          [
+            'RSS',
+            fmtMiB(idle.rss),
+            fmtMiB(rssLoadMedian),
+            fmtMiB(rssLoadPeak),
+            fmtMiB(after.rss),
+            String(samples.rss.length),
+          ],
+          [
+            'heap used',
+            fmtMiB(idle.heapUsed),
+            fmtMiB(heapLoadMedian),
+            fmtMiB(heapLoadPeak),
+            fmtMiB(after.heapUsed),
+            String(samples.heap.length),
+          ],
+        ],
+        [1, 2, 3, 4, 5],
+      ),
+      `per search in flight (÷ ${CONNECTIONS}): RSS ${fmtKiB(perInFlight(rssLoadMedian, idle.rss))} (median),` +
+        ` ${fmtKiB(perInFlight(rssLoadPeak, idle.rss))} (peak); heap used ${fmtKiB(perInFlight(heapLoadMedian, idle.heapUsed))}` +
+        ` (median), ${fmtKiB(perInFlight(heapLoadPeak, idle.heapUsed))} (peak),` +
+        ` ${fmtKiB(perInFlight(heapLoadMedian, heapMidRun))} (median less the sessions kept by mid-run)`,
+      `retained per completed search (search sessions, 30 min): heap ${fmtKiB(retained(after.heapUsed, idle.heapUsed))},` +
+        ` RSS ${fmtKiB(retained(after.rss, idle.rss))}`,
+    ]
+    return {
+      report,
+      targets: [
+        {
+          name: `p50 ≤ ${MAX_P50_RATIO} × provider latency (${PROVIDER_LATENCY_MS} ms), ${CONNECTIONS} conn.`,
+          measured: `${r50.toFixed(3)} (${fmtMs(p50)})`,
+          pass: r50 <= MAX_P50_RATIO,
+        },
+        {
+          name: `p99 ≤ ${MAX_P99_RATIO} × provider latency (${PROVIDER_LATENCY_MS} ms), ${CONNECTIONS} conn.`,
+          measured: `${r99.toFixed(3)} (${fmtMs(p99)})`,
+          pass: r99 <= MAX_P99_RATIO,
+        },
+      ],
+      errors,
+    }
+  } finally {
+    await service.stop()
+  }
+}
+
+const benchmark: Benchmark = {
+  name: 'car-search',
+  description:
+    `POST ${PATH} over ${PROVIDERS} sandbox car providers answering after ${PROVIDER_LATENCY_MS} ms,` +
+    ` ${CONNECTIONS} concurrent searches (embedded shape)`,
+  run,
+}
+export default benchmark

@@ -1,0 +1,191 @@
+import { Type } from 'typebox'
+import type { TypedApp } from '../../app.ts'
+import type { MicromobilityTrips } from '../../domain/micromobility/trips.ts'
+import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
+import { callerOf } from '../../http/caller.ts'
+import { ok } from '../../http/envelope.ts'
+import { responses } from '../../http/schemas.ts'
+import {
+  MicroSearchRequest,
+  MicroSearchResult,
+  MicroVehicle,
+  Trip,
+  TripActionAccepted,
+  TripActionRequest,
+  TripEndRequest,
+  TripRequest,
+  Zone,
+  ZoneQuery,
+} from './schemas.ts'
+
+export interface MicromobilityRouteDeps {
+  vehicles: ReturnType<typeof micromobilityVehicles>
+  trips: MicromobilityTrips
+  clock: () => Date
+}
+
+const TripParams = Type.Object({ tripId: Type.String({ minLength: 1, maxLength: 100 }) })
+const doc = (summary: string, description?: string) => ({
+  tags: ['Micro Mobility'],
+  summary,
+  ...(description ? { description } : {}),
+  security: [{ apiKey: [] }],
+})
+const TRIP_STATES =
+  'Trip states (spec 3.1): RESERVE → RESERVED; START (tripId, or vehicleToken without reservation) → ACTIVE; LOCK → PAUSED, UNLOCK → ACTIVE (paused minutes are billed like active ones); end → COMPLETED with priceBreakdown; cancel only from RESERVED → CANCELLED; a reservation that runs out → CANCELLED with cancellationReason RESERVATION_EXPIRED. A request that does not fit the state answers 400 INVALID_REQUEST with details.reason INVALID_TRIP_STATE; any operation on a trip that already ended answers 500 PROVIDER_ERROR (spec 7.1).'
+
+export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: MicromobilityRouteDeps) {
+  const trip = { permission: 'micromobility:trip:write' as const, statusOverrides: { OFFER_EXPIRED: 400 } }
+
+  app.post(
+    '/micromobility',
+    {
+      config: { permission: 'micromobility:offer:read', locationFields: /^location\./ },
+      schema: {
+        ...doc(
+          'Find scooters, bikes and mopeds near a point',
+          'Nearest first within `radiusMeters` (default 500, max 5000). Trip-capable providers give a short-lived `vehicleToken`; search-only providers give `deepLinks`. Publishable keys allowed.',
+        ),
+        body: MicroSearchRequest,
+        response: responses(MicroSearchResult),
+      },
+    },
+    async (request) => ok(request, await vehicles.search(request.body, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/micromobility/vehicles/by-qr/:qrCode',
+    {
+      config: { permission: 'micromobility:offer:read' },
+      schema: {
+        ...doc(
+          'Look up a vehicle by its QR code',
+          'The scanned content, URL-encoded. Answers the vehicle with a fresh vehicleToken; 404 when no provider knows it.',
+        ),
+        params: Type.Object({ qrCode: Type.String({ minLength: 1, maxLength: 2000 }) }),
+        response: responses(MicroVehicle),
+      },
+    },
+    async (request) => ok(request, await vehicles.byQr(request.params.qrCode, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/micromobility/vehicles/:vehicleId',
+    {
+      config: { permission: 'micromobility:offer:read', statusOverrides: { OFFER_EXPIRED: 400 } },
+      schema: {
+        ...doc(
+          'Read a vehicle',
+          'With a fresh vehicleToken. Passing the previous `vehicleToken` checks it: 400 OFFER_EXPIRED once it ran out.',
+        ),
+        params: Type.Object({ vehicleId: Type.String({ minLength: 1, maxLength: 200 }) }),
+        querystring: Type.Object(
+          { vehicleToken: Type.Optional(Type.String({ maxLength: 4096 })) },
+          { additionalProperties: false },
+        ),
+        response: responses(MicroVehicle),
+      },
+    },
+    async (request) =>
+      ok(request, await vehicles.byId(request.params.vehicleId, callerOf(request, clock), request.query.vehicleToken)),
+  )
+
+  app.post(
+    '/micromobility/trips',
+    {
+      config: trip,
+      schema: {
+        ...doc(
+          'Reserve or start a trip',
+          `${TRIP_STATES} An expired vehicleToken answers 400 OFFER_EXPIRED; an unknown one 404. scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH).`,
+        ),
+        body: TripRequest,
+        response: responses(Trip, 201),
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(ok(request, await trips.create(request.body, callerOf(request, clock)))),
+  )
+
+  app.get(
+    '/micromobility/trips/:tripId',
+    {
+      config: trip,
+      schema: {
+        ...doc(
+          'Read a trip',
+          'Status and duration, without price. Trips are visible to their tenant only (404 otherwise).',
+        ),
+        params: TripParams,
+        response: responses(Trip),
+      },
+    },
+    async (request) => ok(request, await trips.get(request.params.tripId, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/micromobility/trips/:tripId/vehicle-action',
+    {
+      config: trip,
+      schema: {
+        ...doc(
+          'Lock, unlock or honk',
+          `Accepted with 202 and carried out asynchronously; the result shows in the trip's lastAction. ${TRIP_STATES}`,
+        ),
+        params: TripParams,
+        body: TripActionRequest,
+        response: responses(TripActionAccepted, 202),
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(ok(request, await trips.action(request.params.tripId, request.body.action, callerOf(request, clock)))),
+  )
+
+  app.post(
+    '/micromobility/trips/:tripId/end',
+    {
+      config: trip,
+      schema: {
+        ...doc('End a trip', 'COMPLETED with duration and priceBreakdown (unlock fee plus per-minute charge).'),
+        params: TripParams,
+        body: TripEndRequest,
+        response: responses(Trip),
+      },
+    },
+    async (request) =>
+      ok(request, await trips.end(request.params.tripId, request.body.endLocation, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/micromobility/trips/:tripId/cancel',
+    {
+      config: trip,
+      schema: {
+        ...doc('Cancel a reservation', 'Only from RESERVED (no charge); other states answer 400 INVALID_TRIP_STATE.'),
+        params: TripParams,
+        response: responses(Trip),
+      },
+    },
+    async (request) => ok(request, await trips.cancel(request.params.tripId, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/micromobility/zones',
+    {
+      config: { permission: 'micromobility:offer:read', locationFields: /^(latitude|longitude|bbox)$/ },
+      schema: {
+        ...doc(
+          'Service areas and parking zones',
+          'GeoJSON geometries with their rules, from GBFS geofencing_zones and the sandbox, around a point (`latitude`, `longitude`, `radiusMeters`) or in a `bbox`, optionally of one `provider`.',
+        ),
+        querystring: ZoneQuery,
+        response: responses(
+          Type.Object({ zones: Type.Array(Zone), providers: MicroSearchResult.properties.providers }),
+        ),
+      },
+    },
+    async (request) => ok(request, await vehicles.zones(request.query, callerOf(request, clock))),
+  )
+}

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto'
+import { ApiError } from '../../http/errors.ts'
+import type { Kv } from '../../platform/kv/types.ts'
+import type { CallContext } from '../types.ts'
+
+/**
+ * What every simulated provider shares, whatever its modality: stable hashing and seeded randomness, the
+ * `X-Sandbox-Scenario` entries, simulated latency and failures, and how state is kept in the shared key-value store.
+ */
+
+/** FNV-1a, 32 bit: a stable hash for deterministic choices (drift, references, locations). */
+export function hash32(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
+/** mulberry32: a small seeded generator, so simulated data and failures repeat from run to run. */
+export function seededRandom(seed: number) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shared state
+
+/** The sandbox keeps its provider-side state as long as a real provider would keep a booking. */
+export const STATE_TTL_MS = 400 * 24 * 3_600_000
+
+/**
+ * Where a simulated provider keeps its state in the shared key-value store, so that every instance of the service
+ * sees the same provider; live and test never share state.
+ */
+export const stateKeyPrefix = (providerId: string, environment: string) => `sandbox:${providerId}:${environment}:`
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export interface KvLockOptions {
+  ttlMs?: number
+  attempts?: number
+  retryMs?: number
+  /** `details.reason` of the PROVIDER_ERROR thrown when the lock stays taken. */
+  busyReason?: string
+}
+
+/** Runs `fn` holding the lock `key` in the shared store (every instance waits for it); PROVIDER_ERROR when busy. */
+export async function withKvLock<T>(kv: Kv, key: string, fn: () => Promise<T>, options: KvLockOptions = {}) {
+  const { ttlMs = 5_000, attempts = 300, retryMs = 10, busyReason = 'BUSY' } = options
+  const owner = randomUUID()
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (await kv.setIfAbsent(key, owner, ttlMs)) {
+      try {
+        return await fn()
+      } finally {
+        await kv.deleteIfEquals(key, owner)
+      }
+    }
+    // A little jitter, so instances that collide once do not keep colliding.
+    await sleep(retryMs * (0.5 + Math.random()))
+  }
+  throw new ApiError('PROVIDER_ERROR', 'The provider is busy; try again', { reason: busyReason })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scenarios and simulation
+
+/**
+ * The `X-Sandbox-Scenario` entries the sandbox providers understand (test keys only), each as
+ * `<name>:<providerId>`; without a provider id the scenario applies to every sandbox provider.
+ */
+export const SANDBOX_SCENARIOS = [
+  {
+    name: 'provider-error',
+    description: 'Every call of the provider fails as a provider error would (PROVIDER_ERROR).',
+  },
+  {
+    name: 'provider-timeout',
+    description: 'The provider never answers; the call ends when the service gives up at its deadline.',
+  },
+  {
+    name: 'price-increase',
+    description: 'Prebook answers a higher price than search (PRICE_CHANGED, PRICE_INCREASED).',
+  },
+  { name: 'sold-out', description: 'Search finds no cars; offer details and prebook answer OFFER_EXPIRED (SOLD_OUT).' },
+  { name: 'booking-fails', description: 'Creating the booking fails with BOOKING_FAILED.' },
+  { name: 'booking-pending', description: 'The booking is created PENDING and is CONFIRMED when read next.' },
+  {
+    name: 'cancel-refused',
+    description: 'The provider refuses the cancellation (BOOKING_FAILED, CANCELLATION_REFUSED).',
+  },
+  {
+    name: 'vehicle-rejects',
+    description:
+      'Micromobility: the vehicle refuses every command of a trip (LOCK, UNLOCK, HONK) with PROVIDER_ERROR (VEHICLE_REJECTED).',
+  },
+] as const
+
+export type SandboxScenarioName = (typeof SANDBOX_SCENARIOS)[number]['name']
+
+/** Whether the call's scenarios include `name` for this provider. */
+export const hasScenario = (ctx: CallContext, providerId: string, name: SandboxScenarioName) =>
+  ctx.scenarios.some((s) => s.name === name && (s.target === undefined || s.target === providerId))
+
+const aborted = () => new ApiError('TIMEOUT', 'The provider call was aborted', { reason: 'ABORTED' })
+
+/** Waits `ms` (forever when undefined), or rejects as soon as the signal aborts. */
+function wait(ms: number | undefined, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(aborted())
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(aborted())
+    }
+    const timer =
+      ms === undefined
+        ? undefined
+        : setTimeout(() => {
+            signal.removeEventListener('abort', onAbort)
+            resolve()
+          }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+export interface SimulationOptions {
+  latencyMs: number
+  failureRate: number
+}
+
+/**
+ * What happens before every call reaches the simulated provider: latency (abortable), the failure scenarios,
+ * and the configured share of failing calls (seeded by the provider id).
+ */
+export function simulation(providerId: string, options: SimulationOptions) {
+  const random = seededRandom(hash32(providerId))
+  return async function enter(ctx: CallContext, operation: string): Promise<void> {
+    if (ctx.signal.aborted) throw aborted()
+    if (options.latencyMs > 0) await wait(options.latencyMs, ctx.signal)
+    if (hasScenario(ctx, providerId, 'provider-timeout')) await wait(undefined, ctx.signal)
+    if (hasScenario(ctx, providerId, 'provider-error')) {
+      throw new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {
+        reason: 'SCENARIO',
+        operation,
+      })
+    }
+    if (options.failureRate > 0 && random() < options.failureRate) {
+      throw new ApiError('PROVIDER_ERROR', 'The provider answered with an error (simulated failure)', {
+        reason: 'SIMULATED_FAILURE',
+        operation,
+      })
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import type {
+  Capabilities,
+  ConnectorDeps,
+  FleetSnapshot,
+  MicromobilityConnector,
+  ProviderEntry,
+  ProviderMicroVehicle,
+} from '../../types.ts'
+import { type MicroOptions, microRuntime } from './runtime.ts'
+import { trips } from './trips.ts'
+import { type MicroKind, zonesOf } from './zones.ts'
+
+/**
+ * A simulated micromobility provider (DECISIONS "Test environment and sandbox") around Berlin: `scoot` is a
+ * trip-capable e-scooter provider (QR codes, reserve, start, lock, unlock, honk, end), `bike` a search-only bike
+ * provider (deep links). The fleet is deterministic; what riders change (held vehicles, new positions, charge) lives
+ * in `deps.kv` under `sandbox:<providerId>:<environment>:`, so every instance of the service sees the same fleet.
+ */
+export function createSandboxMicroConnector(
+  kind: MicroKind,
+  entry: ProviderEntry,
+  deps: ConnectorDeps,
+  capabilities: Capabilities,
+  options: MicroOptions,
+): MicromobilityConnector {
+  const rt = microRuntime(kind, entry, deps, options)
+  const { enter, present } = rt
+  /** The last snapshot per environment: asked again at the same moment and version, it is answered as it is. */
+  const snapshots = new Map<string, { key: string; snapshot: FleetSnapshot }>()
+
+  function remember(env: string, key: string, build: () => ProviderMicroVehicle[], version: string) {
+    const cached = snapshots.get(env)
+    if (cached?.key === key) return cached.snapshot
+    const snapshot = { version, vehicles: build() }
+    snapshots.set(env, { key, snapshot })
+    return snapshot
+  }
+
+  const connector: MicromobilityConnector = {
+    capabilities,
+
+    async fleet(ctx) {
+      await enter(ctx, 'FLEET')
+      const lastUpdated = ctx.now.toISOString()
+      const base = rt.fleet().list
+      if (kind === 'bike') {
+        const version = `${rt.signature}.0`
+        return remember(
+          ctx.environment,
+          lastUpdated,
+          () => base.map((v) => present(v, undefined, lastUpdated)),
+          version,
+        )
+      }
+      const view = await rt.store.view(ctx.environment)
+      const now = ctx.now.getTime()
+      // A hold past its time no longer counts; counting those keeps the version moving when one lapses.
+      let lapsed = 0
+      for (const id in view.vehicles) {
+        const o = view.vehicles[id]
+        if (o.held && (o.until ?? 0) <= now) lapsed++
+      }
+      const version = `${rt.signature}.${view.version ?? '0'}${lapsed > 0 ? `.${lapsed}` : ''}`
+      const build = () => {
+        const vehicles: ProviderMicroVehicle[] = []
+        for (const v of base) {
+          const o = view.vehicles[v.vehicleId]
+          if (o?.held && (o.until ?? 0) > now) continue
+          vehicles.push(present(v, o, lastUpdated))
+        }
+        return vehicles
+      }
+      return remember(ctx.environment, `${version}|${lastUpdated}`, build, version)
+    },
+
+    async zones(ctx) {
+      await enter(ctx, 'ZONES')
+      return zonesOf(kind, ctx.language)
+    },
+  }
+  if (kind === 'scoot') connector.trips = trips(rt)
+  return connector
+}

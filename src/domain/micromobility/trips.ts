@@ -1,0 +1,445 @@
+import { randomBytes } from 'node:crypto'
+import type { PricingPlan, Trip, TripAction, TripRequest } from '../../api/micromobility/schemas.ts'
+import type { Price } from '../../api/shared/schemas.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import { isMicromobilityConnector, type MicromobilityConnector, type Provider } from '../../connectors/types.ts'
+import { ApiError } from '../../http/errors.ts'
+import { type Jobs, PermanentJobError } from '../../platform/jobs.ts'
+import type { TripRow } from '../../store/schema.ts'
+import type { tenantsRepo } from '../../store/tenants-repo.ts'
+import type { TripsRepo } from '../../store/trips-repo.ts'
+import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
+import type { VehicleTokens } from './vehicle-tokens.ts'
+import type { micromobilityVehicles } from './vehicles.ts'
+
+const USER_LOCATION_RETENTION_MS = 24 * 3600 * 1000
+const PROVIDER_BUDGET_MS = 10_000
+export const JOB_ACTION = 'micromobility.vehicle-action'
+export const JOB_EXPIRE = 'micromobility.reservation-expiry'
+export const JOB_ERASE = 'micromobility.erase-user-location'
+
+interface TripDetails {
+  providerName: string
+  vehicle: Trip['vehicle']
+  qrCode?: string
+  pricingPlan?: PricingPlan
+  reservedAt?: string
+  startLocation?: { latitude: number; longitude: number }
+  endLocation?: { latitude: number; longitude: number }
+  cancelledAt?: string
+  cancellationReason?: Trip['cancellationReason']
+  lastAction?: Trip['lastAction']
+  priceBreakdown?: Trip['priceBreakdown']
+}
+
+export interface TripsDeps {
+  registry: Registry
+  callProvider: CallProvider
+  repo: TripsRepo
+  vehicles: ReturnType<typeof micromobilityVehicles>
+  vehicleTokens: VehicleTokens
+  jobs: Jobs
+  tenants: ReturnType<typeof tenantsRepo>
+  clock: () => Date
+}
+
+type MicroProvider = Provider & { connector: MicromobilityConnector }
+const invalidState = (row: TripRow, expected: string) =>
+  new ApiError('INVALID_REQUEST', undefined, { reason: 'INVALID_TRIP_STATE', status: row.status, expected })
+const ended = (row: TripRow) =>
+  new ApiError('PROVIDER_ERROR', undefined, { reason: 'TRIP_ENDED', tripId: row.id, status: row.status })
+
+const minutesOf = (row: TripRow, now: Date) => {
+  if (!row.startedAt) return { activeMinutes: 0, pausedMinutes: 0 }
+  const end = (row.endedAt ?? now).getTime()
+  const total = Math.max(0, end - row.startedAt.getTime())
+  const paused = row.pausedMs + (row.pausedSince ? Math.max(0, end - row.pausedSince.getTime()) : 0)
+  const pausedMinutes = Math.floor(paused / 60_000)
+  return { activeMinutes: Math.max(0, Math.ceil(total / 60_000) - pausedMinutes), pausedMinutes }
+}
+
+export function priceBreakdown(plan: PricingPlan, minutes: { activeMinutes: number; pausedMinutes: number }) {
+  const price = (amount: number): Price => ({ amount, currency: plan.currency })
+  const timeCharge = plan.perMinuteRate.amount * (minutes.activeMinutes + minutes.pausedMinutes)
+  return {
+    unlockFee: plan.unlockFee,
+    perMinuteRate: plan.perMinuteRate,
+    ...minutes,
+    timeCharge: price(timeCharge),
+    total: price(plan.unlockFee.amount + timeCharge),
+  }
+}
+
+/** The trip state machine of spec 3.1 over stored trips, with provider commands through the connector. */
+export function micromobilityTrips(deps: TripsDeps) {
+  const { repo, clock } = deps
+  const providerOf = (caller: Caller, row: TripRow) =>
+    requireProvider(deps.registry, caller, row.providerId, isMicromobilityConnector) as MicroProvider
+  const tripsOf = (p: MicroProvider) => {
+    if (!p.connector.trips)
+      throw new ApiError('OPERATION_NOT_SUPPORTED', undefined, { providerId: p.entry.id, operation: 'TRIPS' })
+    return p.connector.trips
+  }
+  const call = <T>(
+    caller: Caller,
+    p: MicroProvider,
+    op: string,
+    fn: (c: MicromobilityConnector, ctx: Parameters<MicromobilityConnector['fleet']>[0]) => Promise<T>,
+  ) => deps.callProvider(caller, p, op, PROVIDER_BUDGET_MS, fn)
+
+  const present = (row: TripRow, now: Date, withPrice = false): Trip => {
+    const d = row.details as unknown as TripDetails
+    const showLocation = row.userLocation && row.userLocationUntil && row.userLocationUntil.getTime() > now.getTime()
+    return {
+      tripId: row.id,
+      status: row.status,
+      provider: { id: row.providerId, name: d.providerName },
+      vehicleId: row.vehicleId,
+      vehicle: d.vehicle,
+      ...(d.reservedAt ? { reservedAt: d.reservedAt } : {}),
+      ...(row.reservedUntil ? { reservedUntil: row.reservedUntil.toISOString() } : {}),
+      ...(row.startedAt ? { startedAt: row.startedAt.toISOString() } : {}),
+      ...(row.endedAt ? { endedAt: row.endedAt.toISOString() } : {}),
+      ...(d.cancelledAt ? { cancelledAt: d.cancelledAt, cancellationReason: d.cancellationReason } : {}),
+      ...(d.startLocation ? { startLocation: d.startLocation } : {}),
+      ...(d.endLocation ? { endLocation: d.endLocation } : {}),
+      ...(showLocation ? { userLocation: row.userLocation! } : {}),
+      duration: minutesOf(row, now),
+      ...(d.pricingPlan ? { pricingPlan: d.pricingPlan } : {}),
+      ...(d.lastAction ? { lastAction: d.lastAction } : {}),
+      ...(withPrice && d.priceBreakdown ? { priceBreakdown: d.priceBreakdown } : {}),
+    }
+  }
+
+  /**
+   * Saves a transition as compare-and-set. When something else touched the trip meanwhile (a vehicle action's result,
+   * on any instance) but its status is still the one this transition started from, it is applied to the fresh row;
+   * a status change in between fails cleanly instead of both winning.
+   */
+  const save = async (row: TripRow, changes: Parameters<TripsRepo['update']>[1], details?: Partial<TripDetails>) => {
+    let current = row
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const updated = await repo.update(
+        current,
+        details
+          ? { ...changes, details: { ...(current.details as object), ...details } as Record<string, unknown> }
+          : changes,
+        clock(),
+      )
+      if (updated) return updated
+      const fresh = await repo.findById(row.id)
+      if (!fresh || fresh.status !== row.status) break
+      current = fresh
+    }
+    throw new ApiError('INVALID_REQUEST', undefined, { reason: 'CONCURRENT_CHANGE', tripId: row.id, retryable: true })
+  }
+
+  /** A reservation whose window ran out becomes CANCELLED (RESERVATION_EXPIRED) and its vehicle is released. */
+  async function expireIfDue(caller: Caller, row: TripRow): Promise<TripRow> {
+    const now = caller.now
+    if (row.status !== 'RESERVED' || !row.reservedUntil || row.reservedUntil.getTime() > now.getTime()) return row
+    const p = providerOf(caller, row)
+    if (row.providerReference)
+      await call(caller, p, 'release', (c, ctx) => tripsOf(p).release(row.providerReference!, ctx)).catch(() => {})
+    const updated = await repo.update(
+      row,
+      {
+        status: 'CANCELLED',
+        details: {
+          ...(row.details as object),
+          cancelledAt: row.reservedUntil.toISOString(),
+          cancellationReason: 'RESERVATION_EXPIRED',
+        },
+      },
+      now,
+    )
+    return updated ?? (await repo.findById(row.id))!
+  }
+
+  async function load(caller: Caller, tripId: string): Promise<TripRow> {
+    const row = /^trp_[A-Za-z0-9]{16}$/.test(tripId)
+      ? await repo.find(caller.tenant.id, caller.environment, tripId)
+      : undefined
+    if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'trip', tripId })
+    return expireIfDue(caller, row)
+  }
+
+  const rider = (r: TripRequest) => ({ email: r.userEmail, name: r.userName })
+
+  async function begin(caller: Caller, request: TripRequest, action: 'RESERVE' | 'START'): Promise<TripRow> {
+    if (!request.vehicleToken)
+      throw new ApiError('INVALID_REQUEST', undefined, {
+        vehicleToken: `is required to ${action.toLowerCase()} without a reservation`,
+      })
+    const claim = deps.vehicleTokens.open(caller, request.vehicleToken)
+    const { provider, vehicle } = await deps.vehicles.resolve(caller, claim.p, claim.v)
+    const p = provider as MicroProvider
+    const trips = tripsOf(p)
+    if (request.scannedQrCode !== undefined && request.scannedQrCode !== vehicle.qrCode) {
+      throw new ApiError('VEHICLE_MISMATCH', undefined, {
+        scannedQrCode: request.scannedQrCode,
+        vehicleId: vehicle.vehicleId,
+      })
+    }
+    const id = `trp_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x').slice(0, 16)}`
+    const details: TripDetails = {
+      providerName: p.entry.name,
+      vehicle: { type: vehicle.type, propulsionType: vehicle.propulsionType, name: vehicle.name },
+      qrCode: vehicle.qrCode,
+      pricingPlan: vehicle.pricingPlan,
+    }
+    const now = caller.now
+    if (action === 'RESERVE') {
+      const { reference } = await call(caller, p, 'reserve', (_c, ctx) =>
+        trips.reserve(vehicle.vehicleId, rider(request), ctx),
+      )
+      const reservedUntil = new Date(now.getTime() + caller.tenant.reservationWindowSeconds * 1000)
+      const row = await repo.insert({
+        id,
+        tenantId: caller.tenant.id,
+        environment: caller.environment,
+        providerId: p.entry.id,
+        providerReference: reference,
+        vehicleId: vehicle.vehicleId,
+        status: 'RESERVED',
+        details: { ...details, reservedAt: now.toISOString() } as unknown as Record<string, unknown>,
+        reservedUntil,
+      })
+      await deps.jobs.enqueue(JOB_EXPIRE, { tripId: id }, { runAt: reservedUntil, id: `job_expire_${id}` })
+      return row
+    }
+    const started = await call(caller, p, 'start', (_c, ctx) =>
+      trips.start(vehicle.vehicleId, undefined, rider(request), ctx),
+    )
+    const row = await repo.insert({
+      id,
+      tenantId: caller.tenant.id,
+      environment: caller.environment,
+      providerId: p.entry.id,
+      providerReference: started.reference,
+      vehicleId: vehicle.vehicleId,
+      status: 'ACTIVE',
+      details: {
+        ...details,
+        startLocation: request.userLocation ? pick(request.userLocation) : started.location,
+      } as unknown as Record<string, unknown>,
+      startedAt: now,
+      ...userLocation(request, now),
+    })
+    await scheduleErase(row)
+    return row
+  }
+
+  const pick = (l: { latitude: number; longitude: number }) => ({ latitude: l.latitude, longitude: l.longitude })
+  const userLocation = (request: TripRequest, now: Date) =>
+    request.userLocation
+      ? { userLocation: request.userLocation, userLocationUntil: new Date(now.getTime() + USER_LOCATION_RETENTION_MS) }
+      : {}
+  const scheduleErase = async (row: TripRow) => {
+    if (row.userLocationUntil)
+      await deps.jobs.enqueue(
+        JOB_ERASE,
+        { tripId: row.id },
+        { runAt: row.userLocationUntil, id: `job_erase_${row.id}` },
+      )
+  }
+
+  const kick = () => {
+    // Actions run as jobs (once across instances); start this instance's runner now instead of at its next poll.
+    setImmediate(() => void deps.jobs.runDue().catch(() => {}))
+  }
+
+  /** Runs a queued vehicle action; the trip's state follows only what the vehicle did. */
+  deps.jobs.register(JOB_ACTION, async (payload) => {
+    const { tripId, action, acceptedAt } = payload as { tripId: string; action: TripAction; acceptedAt: string }
+    const row = await repo.findById(tripId)
+    if (!row) throw new PermanentJobError(`trip ${tripId} is gone`)
+    const tenant = await deps.tenants.findTenant(row.tenantId)
+    if (!tenant) throw new PermanentJobError(`tenant of trip ${tripId} is gone`)
+    const caller: Caller = {
+      tenant,
+      environment: row.environment,
+      language: tenant.defaultLanguage,
+      now: clock(),
+      scenarios: (payload.scenarios as Caller['scenarios']) ?? [],
+    }
+    // The vehicle's answer is recorded on the trip as it is now (it may have changed while the command ran).
+    const finish = async (
+      status: 'EXECUTED' | 'FAILED',
+      changes: (current: TripRow) => Parameters<TripsRepo['update']>[1] = () => ({}),
+      error?: string,
+    ) => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const current = await repo.findById(tripId)
+        if (!current) return
+        const d = current.details as unknown as TripDetails
+        const lastAction = {
+          action,
+          status,
+          acceptedAt,
+          executedAt: clock().toISOString(),
+          ...(error ? { error } : {}),
+        }
+        const stillCurrent = d.lastAction?.acceptedAt === acceptedAt && d.lastAction?.action === action
+        const updated = await repo.update(
+          current,
+          {
+            ...changes(current),
+            ...(stillCurrent ? { details: { ...d, lastAction } as unknown as Record<string, unknown> } : {}),
+          },
+          clock(),
+        )
+        if (updated) return
+      }
+    }
+    const allowed =
+      action === 'LOCK'
+        ? row.status === 'ACTIVE'
+        : action === 'UNLOCK'
+          ? row.status === 'PAUSED'
+          : row.status === 'RESERVED' || row.status === 'ACTIVE'
+    if (!allowed) return void (await finish('FAILED', undefined, `INVALID_TRIP_STATE: the trip is ${row.status}`))
+    const p = providerOf(caller, row)
+    try {
+      await call(caller, p, 'command', (_c, ctx) => tripsOf(p).command(row.providerReference!, action, ctx))
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'PROVIDER_ERROR') {
+        return void (await finish(
+          'FAILED',
+          undefined,
+          `PROVIDER_ERROR: ${String(error.details?.reason ?? 'the vehicle rejected the command')}`,
+        ))
+      }
+      throw error
+    }
+    const now = clock()
+    if (action === 'LOCK')
+      await finish('EXECUTED', (t) => (t.status === 'ACTIVE' ? { status: 'PAUSED', pausedSince: now } : {}))
+    else if (action === 'UNLOCK') {
+      await finish('EXECUTED', (t) =>
+        t.status === 'PAUSED'
+          ? {
+              status: 'ACTIVE',
+              pausedSince: null,
+              pausedMs: t.pausedMs + Math.max(0, t.pausedSince ? now.getTime() - t.pausedSince.getTime() : 0),
+            }
+          : {},
+      )
+    } else await finish('EXECUTED')
+  })
+
+  deps.jobs.register(JOB_EXPIRE, async (payload) => {
+    const row = await repo.findById(String(payload.tripId))
+    if (!row || row.status !== 'RESERVED') return
+    const tenant = await deps.tenants.findTenant(row.tenantId)
+    if (!tenant) return
+    await expireIfDue({ tenant, environment: row.environment, language: 'en', now: clock(), scenarios: [] }, row)
+  })
+
+  deps.jobs.register(JOB_ERASE, async (payload) => {
+    const row = await repo.findById(String(payload.tripId))
+    if (!row?.userLocation || !row.userLocationUntil || row.userLocationUntil.getTime() > clock().getTime()) return
+    await repo.update(row, { userLocation: null, userLocationUntil: null }, clock())
+  })
+
+  return {
+    async create(request: TripRequest, caller: Caller): Promise<Trip> {
+      if (request.action === 'RESERVE') {
+        if (request.tripId)
+          throw new ApiError('INVALID_REQUEST', undefined, { tripId: 'is only for START of a reserved trip' })
+        return present(await begin(caller, request, 'RESERVE'), caller.now)
+      }
+      if (!request.tripId) return present(await begin(caller, request, 'START'), caller.now)
+      const row = await load(caller, request.tripId)
+      if (row.status === 'COMPLETED' || row.status === 'CANCELLED') throw ended(row)
+      if (row.status !== 'RESERVED') throw invalidState(row, 'RESERVED')
+      const d = row.details as unknown as TripDetails
+      if (request.scannedQrCode !== undefined && request.scannedQrCode !== d.qrCode) {
+        throw new ApiError('VEHICLE_MISMATCH', undefined, {
+          scannedQrCode: request.scannedQrCode,
+          vehicleId: row.vehicleId,
+        })
+      }
+      const p = providerOf(caller, row)
+      const started = await call(caller, p, 'start', (_c, ctx) =>
+        tripsOf(p).start(row.vehicleId, row.providerReference ?? undefined, rider(request), ctx),
+      )
+      const updated = await save(
+        row,
+        {
+          status: 'ACTIVE',
+          startedAt: caller.now,
+          providerReference: started.reference,
+          ...userLocation(request, caller.now),
+        },
+        { startLocation: request.userLocation ? pick(request.userLocation) : started.location },
+      )
+      await scheduleErase(updated)
+      return present(updated, caller.now)
+    },
+
+    get: async (tripId: string, caller: Caller) => present(await load(caller, tripId), caller.now),
+
+    async action(tripId: string, action: TripAction, caller: Caller) {
+      const row = await load(caller, tripId)
+      if (row.status === 'COMPLETED' || row.status === 'CANCELLED') throw ended(row)
+      const allowed = { LOCK: ['ACTIVE'], UNLOCK: ['PAUSED'], HONK: ['RESERVED', 'ACTIVE'] }[action]
+      if (!allowed.includes(row.status)) throw invalidState(row, allowed.join(' or '))
+      const acceptedAt = caller.now.toISOString()
+      await save(row, {}, { lastAction: { action, status: 'QUEUED', acceptedAt } })
+      await deps.jobs.enqueue(
+        JOB_ACTION,
+        { tripId, action, acceptedAt, scenarios: caller.scenarios },
+        { maxAttempts: 3 },
+      )
+      kick()
+      return { tripId, action, acceptedAt }
+    },
+
+    async end(tripId: string, endLocation: { latitude: number; longitude: number } | undefined, caller: Caller) {
+      const row = await load(caller, tripId)
+      if (row.status === 'COMPLETED' || row.status === 'CANCELLED') throw ended(row)
+      if (row.status === 'RESERVED') throw invalidState(row, 'ACTIVE or PAUSED (cancel a reservation instead)')
+      const p = providerOf(caller, row)
+      const result = await call(caller, p, 'end', (_c, ctx) => tripsOf(p).end(row.providerReference!, endLocation, ctx))
+      const now = caller.now
+      const paused = row.pausedSince ? now.getTime() - row.pausedSince.getTime() : 0
+      const closed = { ...row, endedAt: now, pausedSince: null, pausedMs: row.pausedMs + Math.max(0, paused) }
+      const d = row.details as unknown as TripDetails
+      const breakdown = d.pricingPlan ? priceBreakdown(d.pricingPlan, minutesOf(closed, now)) : undefined
+      const updated = await save(
+        row,
+        { status: 'COMPLETED', endedAt: now, pausedSince: null, pausedMs: closed.pausedMs },
+        {
+          endLocation: endLocation ? pick(endLocation) : result.location,
+          ...(breakdown ? { priceBreakdown: breakdown } : {}),
+        },
+      )
+      return present(updated, now, true)
+    },
+
+    async cancel(tripId: string, caller: Caller) {
+      const row = await load(caller, tripId)
+      if (row.status !== 'RESERVED') {
+        throw new ApiError('INVALID_REQUEST', undefined, {
+          reason: 'INVALID_TRIP_STATE',
+          status: row.status,
+          expected: 'RESERVED',
+          hint:
+            row.status === 'ACTIVE' || row.status === 'PAUSED' ? 'end the trip with POST .../end' : 'the trip is over',
+        })
+      }
+      const p = providerOf(caller, row)
+      if (row.providerReference)
+        await call(caller, p, 'release', (_c, ctx) => tripsOf(p).release(row.providerReference!, ctx))
+      const updated = await save(
+        row,
+        { status: 'CANCELLED' },
+        { cancelledAt: caller.now.toISOString(), cancellationReason: 'CANCELLED_BY_USER' },
+      )
+      return present(updated, caller.now)
+    },
+  }
+}
+
+export type MicromobilityTrips = ReturnType<typeof micromobilityTrips>

@@ -1,0 +1,42 @@
+import { ApiError } from '../../http/errors.ts'
+import type { TokenCipher } from '../../platform/tokens.ts'
+import type { Caller } from '../providers/calls.ts'
+
+/** How long a vehicle token lets a rider reserve or start the vehicle. */
+export const VEHICLE_TOKEN_TTL_MS = 5 * 60 * 1000
+
+const context = (caller: Caller) => `vehicle|${caller.tenant.id}|${caller.environment}`
+
+export interface VehicleClaim {
+  p: string
+  v: string
+  x: number
+}
+
+export function vehicleTokens(tokens: TokenCipher) {
+  return {
+    issue(caller: Caller, providerId: string, vehicleId: string) {
+      const validUntil = new Date(caller.now.getTime() + VEHICLE_TOKEN_TTL_MS)
+      return {
+        vehicleToken: tokens.seal(context(caller), { p: providerId, v: vehicleId, x: validUntil.getTime() }),
+        tokenValidUntil: validUntil.toISOString(),
+      }
+    },
+    /** NOT_FOUND for a token that is not one of ours (spec 7.1); 400 OFFER_EXPIRED once it has run out. */
+    open(caller: Caller, token: string, field = 'vehicleToken'): VehicleClaim {
+      const claim = tokens.open<VehicleClaim>(context(caller), token)
+      if (!claim || typeof claim.p !== 'string' || typeof claim.v !== 'string') {
+        throw new ApiError('NOT_FOUND', undefined, { [field]: 'is not a valid vehicle token for this key' })
+      }
+      if (claim.x <= caller.now.getTime()) {
+        throw new ApiError('OFFER_EXPIRED', undefined, {
+          [field]: 'has expired; search again',
+          tokenValidUntil: new Date(claim.x).toISOString(),
+        })
+      }
+      return claim
+    },
+  }
+}
+
+export type VehicleTokens = ReturnType<typeof vehicleTokens>

@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto'
+import type { MicroSearchRequest, MicroVehicle } from '../../api/micromobility/schemas.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import {
+  isMicromobilityConnector,
+  type MicromobilityConnector,
+  type Provider,
+  type ProviderMicroVehicle,
+} from '../../connectors/types.ts'
+import { ApiError } from '../../http/errors.ts'
+import { distanceMeters } from '../../platform/geo.ts'
+import type { TokenCipher } from '../../platform/tokens.ts'
+import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { fleetIndexCache } from './fleet-index.ts'
+import type { VehicleTokens } from './vehicle-tokens.ts'
+
+export interface VehiclesDeps {
+  registry: Registry
+  callProvider: CallProvider
+  tokens: TokenCipher
+  vehicleTokens: VehicleTokens
+  timeoutMs: number
+}
+
+type MicroProvider = Provider & { connector: MicromobilityConnector }
+const cursorContext = (caller: Caller) => `micro-cursor|${caller.tenant.id}|${caller.environment}`
+const tripCapable = (p: MicroProvider) => !!p.connector.trips && p.connector.capabilities.operations.includes('TRIPS')
+
+/** Vehicle search, QR and id look-ups over every micromobility provider of the tenant. */
+export function micromobilityVehicles(deps: VehiclesDeps) {
+  const indexFor = fleetIndexCache()
+  const fleet = (caller: Caller, p: MicroProvider) =>
+    deps.callProvider(caller, p, 'fleet', deps.timeoutMs, (c, ctx) => c.fleet(ctx), true)
+
+  const present = (caller: Caller, p: MicroProvider, v: ProviderMicroVehicle, distance?: number): MicroVehicle => ({
+    vehicleId: v.vehicleId,
+    vehicle: { type: v.type, propulsionType: v.propulsionType, name: v.name },
+    location: { latitude: v.latitude, longitude: v.longitude, lastUpdated: v.lastUpdated },
+    isAvailable: v.isAvailable,
+    ...(v.batteryPercent !== undefined ? { batteryPercent: v.batteryPercent } : {}),
+    provider: { id: p.entry.id, name: p.entry.name },
+    ...(v.pricingPlan ? { pricingPlan: v.pricingPlan } : {}),
+    // Search-only providers give deep links instead of a usable token.
+    ...(tripCapable(p) && v.isAvailable ? deps.vehicleTokens.issue(caller, p.entry.id, v.vehicleId) : {}),
+    ...(distance !== undefined ? { distanceFromSearch: Math.round(distance) } : {}),
+    ...(v.deepLinks ? { deepLinks: v.deepLinks } : {}),
+  })
+
+  const providersOf = (caller: Caller, ids?: string[]) => {
+    const all = eligibleProviders(deps.registry, caller, 'SEARCH', isMicromobilityConnector)
+    if (!ids) return all
+    const unknown = ids.filter((id) => !all.some((p) => p.entry.id === id))
+    if (unknown.length > 0) {
+      throw new ApiError('INVALID_REQUEST', undefined, {
+        providers: `not micromobility providers of this tenant: ${unknown.join(', ')}; available: ${all.map((p) => p.entry.id).join(', ')}`,
+      })
+    }
+    return all.filter((p) => ids.includes(p.entry.id))
+  }
+
+  /** Finds a vehicle by a predicate across the tenant's providers (trip-capable first). */
+  async function find(caller: Caller, match: (v: ProviderMicroVehicle) => boolean) {
+    const providers = providersOf(caller).sort((a, b) => Number(tripCapable(b)) - Number(tripCapable(a)))
+    for (const p of providers) {
+      const snapshot = await fleet(caller, p).catch(() => undefined)
+      const vehicle = snapshot?.vehicles.find(match)
+      if (vehicle) return { provider: p, vehicle }
+    }
+    return undefined
+  }
+
+  return {
+    async search(request: MicroSearchRequest, caller: Caller) {
+      const radius = request.radiusMeters ?? 500
+      const limit = request.limit ?? 20
+      const { latitude, longitude } = request.location
+      const h = createHash('sha256')
+        .update(
+          JSON.stringify([
+            latitude,
+            longitude,
+            radius,
+            request.vehicleTypes,
+            request.providers,
+            request.minBatteryPercent,
+          ]),
+        )
+        .digest('base64url')
+      let offset = 0
+      if (request.cursor) {
+        const claim = deps.tokens.open<{ o: number; h: string }>(cursorContext(caller), request.cursor)
+        if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
+        if (claim.h === h) offset = claim.o
+      }
+      const providers = providersOf(caller, request.providers)
+      const accept = (v: ProviderMicroVehicle) =>
+        (!request.vehicleTypes || request.vehicleTypes.includes(v.type)) &&
+        (request.minBatteryPercent === undefined || (v.batteryPercent ?? 100) >= request.minBatteryPercent)
+      const answers = await Promise.allSettled(providers.map((p) => fleet(caller, p)))
+      const found: { p: MicroProvider; v: ProviderMicroVehicle; d: number }[] = []
+      const outcomes = answers.map((answer, i) => {
+        const p = providers[i]
+        const base = { id: p.entry.id, name: p.entry.name }
+        if (answer.status === 'rejected') {
+          const error = answer.reason instanceof ApiError ? answer.reason : new ApiError('PROVIDER_ERROR')
+          return {
+            ...base,
+            status: error.code === 'TIMEOUT' ? ('TIMEOUT' as const) : ('FAILED' as const),
+            vehicles: 0,
+            error: { code: error.code, message: 'The provider did not answer' },
+          }
+        }
+        const index = indexFor(p.entry.id, answer.value)
+        const hits = index.within(latitude, longitude, radius, accept, offset + limit + 1)
+        for (const i of hits) {
+          const v = index.vehicles[i]
+          found.push({ p, v, d: distanceMeters({ latitude, longitude }, v) })
+        }
+        return { ...base, status: 'OK' as const, vehicles: hits.length }
+      })
+      // Each provider gave its nearest offset+limit+1; merged, that is enough for this page and to know if more follow.
+      found.sort((a, b) => a.d - b.d || a.v.vehicleId.localeCompare(b.v.vehicleId))
+      const page = found.slice(offset, offset + limit)
+      const hasMore = found.length > offset + limit
+      return {
+        vehicles: page.map(({ p, v, d }) => present(caller, p, v, d)),
+        pagination: hasMore
+          ? { hasMore, nextCursor: deps.tokens.seal(cursorContext(caller), { o: offset + limit, h }) }
+          : { hasMore },
+        providers: outcomes,
+      }
+    },
+
+    async byQr(qrCode: string, caller: Caller): Promise<MicroVehicle> {
+      const hit = await find(caller, (v) => v.qrCode === qrCode)
+      if (!hit) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', qrCode })
+      return present(caller, hit.provider, hit.vehicle)
+    },
+
+    async byId(vehicleId: string, caller: Caller, vehicleToken?: string): Promise<MicroVehicle> {
+      if (vehicleToken) {
+        const claim = deps.vehicleTokens.open(caller, vehicleToken)
+        if (claim.v !== vehicleId)
+          throw new ApiError('NOT_FOUND', undefined, { vehicleToken: 'belongs to another vehicle' })
+      }
+      const hit = await find(caller, (v) => v.vehicleId === vehicleId)
+      if (!hit) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', vehicleId })
+      return present(caller, hit.provider, hit.vehicle)
+    },
+
+    /** The vehicle behind a token, as its provider reports it now (for trips). */
+    async resolve(caller: Caller, providerId: string, vehicleId: string) {
+      const p = providersOf(caller).find((x) => x.entry.id === providerId)
+      if (!p) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', vehicleId })
+      const snapshot = await fleet(caller, p)
+      const vehicle = snapshot.vehicles.find((v) => v.vehicleId === vehicleId)
+      if (!vehicle) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', vehicleId })
+      return { provider: p, vehicle }
+    },
+
+    async zones(
+      query: { latitude?: number; longitude?: number; radiusMeters?: number; bbox?: string; provider?: string },
+      caller: Caller,
+    ) {
+      const all = eligibleProviders(deps.registry, caller, 'ZONES', isMicromobilityConnector)
+      const providers = query.provider ? all.filter((p) => p.entry.id === query.provider) : all
+      if (query.provider && providers.length === 0)
+        throw new ApiError('NOT_FOUND', undefined, { resource: 'provider', provider: query.provider })
+      const area = zoneArea(query)
+      const answers = await Promise.allSettled(
+        providers.map((p) => deps.callProvider(caller, p, 'zones', deps.timeoutMs, (c, ctx) => c.zones(ctx), true)),
+      )
+      return {
+        zones: answers.flatMap((answer, i) =>
+          answer.status === 'fulfilled'
+            ? answer.value
+                .filter((z) => !area || intersects(z.geometry, area))
+                .map((z) => ({ ...z, provider: { id: providers[i].entry.id, name: providers[i].entry.name } }))
+            : [],
+        ),
+        providers: answers.map((answer, i) => ({
+          id: providers[i].entry.id,
+          name: providers[i].entry.name,
+          status: answer.status === 'fulfilled' ? ('OK' as const) : ('FAILED' as const),
+          vehicles: 0,
+        })),
+      }
+    },
+  }
+}
+
+type Box = [number, number, number, number]
+
+function zoneArea(q: { latitude?: number; longitude?: number; radiusMeters?: number; bbox?: string }): Box | undefined {
+  if (q.bbox) {
+    const [minLon, minLat, maxLon, maxLat] = q.bbox.split(',').map(Number)
+    if (
+      ![minLon, minLat, maxLon, maxLat].every(Number.isFinite) ||
+      minLon > maxLon ||
+      minLat > maxLat ||
+      Math.abs(minLat) > 90 ||
+      Math.abs(maxLat) > 90
+    ) {
+      throw new ApiError('INVALID_LOCATION', undefined, { bbox: 'must be minLon,minLat,maxLon,maxLat' })
+    }
+    return [minLon, minLat, maxLon, maxLat]
+  }
+  if (q.latitude === undefined && q.longitude === undefined) return undefined
+  if (q.latitude === undefined || q.longitude === undefined) {
+    throw new ApiError('INVALID_REQUEST', undefined, {
+      [q.latitude === undefined ? 'latitude' : 'longitude']: 'is required with the other coordinate',
+    })
+  }
+  const r = q.radiusMeters ?? 1000
+  const dLat = r / 111_320
+  const dLon = r / (111_320 * Math.max(0.01, Math.cos((q.latitude * Math.PI) / 180)))
+  return [q.longitude - dLon, q.latitude - dLat, q.longitude + dLon, q.latitude + dLat]
+}
+
+/** Bounding-box overlap of a GeoJSON polygon geometry with an area: enough to pick the zones worth drawing. */
+function intersects(geometry: { coordinates: unknown[] }, [minLon, minLat, maxLon, maxLat]: Box): boolean {
+  let a = Number.POSITIVE_INFINITY
+  let b = Number.POSITIVE_INFINITY
+  let c = Number.NEGATIVE_INFINITY
+  let d = Number.NEGATIVE_INFINITY
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node) && typeof node[0] === 'number' && typeof node[1] === 'number') {
+      a = Math.min(a, node[0])
+      b = Math.min(b, node[1])
+      c = Math.max(c, node[0])
+      d = Math.max(d, node[1])
+    } else if (Array.isArray(node)) node.forEach(visit)
+  }
+  visit(geometry.coordinates)
+  return a <= maxLon && c >= minLon && b <= maxLat && d >= minLat
+}
