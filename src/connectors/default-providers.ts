@@ -1,8 +1,13 @@
 import type { ProviderEntry } from './types.ts'
 
 const BOTH: ProviderEntry['environments'] = ['live', 'test']
+/** The official GBFS sample feeds bundled with the connector, read from disk with their sibling files. */
+const sampleFeed = (version: string) => new URL(`./gbfs/fixtures/${version}/gbfs.json`, import.meta.url).href
 
-/** The built-in demo list: the five sandbox providers of DECISIONS, in both environments (ids are binding). */
+/**
+ * The built-in demo list: the five sandbox providers of DECISIONS in both environments (ids are binding), and the
+ * official GBFS sample feeds so that a fresh start shows real GBFS data too.
+ */
 export const DEFAULT_PROVIDERS: ProviderEntry[] = [
   {
     id: 'sandbox-rent',
@@ -67,5 +72,27 @@ export const DEFAULT_PROVIDERS: ProviderEntry[] = [
     branding: { primaryColor: '#FFD800', secondaryColor: '#1F2937' },
     contact: { email: 'service@transit.sandbox.example', phone: '+49 30 1234563' },
     options: { profile: 'transit' },
+  },
+  {
+    id: 'gbfs-sample-oslo',
+    name: 'GBFS 2.3 sample system (Oslo)',
+    connector: 'gbfs',
+    environments: BOTH,
+    countries: ['NO'],
+    languages: ['en'],
+    branding: { primaryColor: '#1D4ED8' },
+    contact: { url: 'https://github.com/MobilityData/gbfs' },
+    options: { url: sampleFeed('v2.3'), localFeeds: true },
+  },
+  {
+    id: 'gbfs-sample-paris',
+    name: 'GBFS 3.0 sample system (Paris)',
+    connector: 'gbfs',
+    environments: BOTH,
+    countries: ['FR'],
+    languages: ['en', 'fr'],
+    branding: { primaryColor: '#059669' },
+    contact: { url: 'https://github.com/MobilityData/gbfs' },
+    options: { url: sampleFeed('v3.0'), localFeeds: true },
   },
 ]

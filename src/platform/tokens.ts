@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -49,8 +49,9 @@ export function loadOrCreateTokenKeys(configured: string | undefined, dataDir: s
 
 export function createTokenCipher(keys: TokenKey[]): TokenCipher {
   if (keys.length === 0) throw new Error('at least one token key is needed')
-  const byId = new Map(keys.map((k) => [k.id, k.key]))
-  const active = keys[0]
+  // Key objects are made once: building one per call showed in the car-search profile.
+  const byId = new Map<string, KeyObject>(keys.map((k) => [k.id, createSecretKey(k.key)]))
+  const active = { id: keys[0].id, key: byId.get(keys[0].id)! }
   const activeId = Buffer.from(active.id, 'utf8')
   return {
     seal(context, payload) {

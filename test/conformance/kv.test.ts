@@ -56,6 +56,16 @@ for (const impl of implementations) {
       assert.equal(await kv.get('short'), undefined)
     })
 
+    it('keeps structured values with their TTL', async () => {
+      const kv = impl.kv()
+      await kv.setJson('obj', { a: 1, list: ['x'] }, 60_000)
+      assert.deepEqual(await kv.getJson('obj'), { a: 1, list: ['x'] })
+      assert.equal(await kv.getJson('missing'), undefined)
+      await kv.setJson('brief', { b: 2 }, 30)
+      await new Promise((r) => setTimeout(r, 80))
+      assert.equal(await kv.getJson('brief'), undefined)
+    })
+
     it('setIfAbsent lets exactly one of many concurrent callers win', async () => {
       const kv = impl.kv()
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => kv.setIfAbsent('once', String(i), 60_000)))

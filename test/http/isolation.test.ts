@@ -35,7 +35,7 @@ describe('tenant isolation', { skip: skipReason }, () => {
       pa.body.data.providers.map((p: any) => p.id),
       ['sandbox-rent'],
     )
-    assert.equal(pb.body.data.pagination.total, 5)
+    assert.equal(pb.body.data.pagination.total, 7)
   })
 
   it("a tenant's allowed origins do not open another tenant's publishable key", async () => {

@@ -350,3 +350,40 @@ describe('micromobility trips', { skip: skipReason }, () => {
     assert.equal(read.body.data.lastAction.status, 'FAILED')
   })
 })
+
+describe('GBFS demo providers', { skip: skipReason }, () => {
+  let h: Harness
+  let t: TenantFixture
+  before(async () => {
+    h = await startHarness()
+    t = await createTenant(h)
+  })
+  after(() => h.close())
+
+  it('serves the bundled GBFS sample feeds: vehicles with pricing and deep links, and their zones', async () => {
+    const providers = await h.api('GET', '/mobility-providers', t.secret)
+    const paris = providers.body.data.providers.find((p: any) => p.id === 'gbfs-sample-paris')
+    assert.equal(paris.status, 'ACTIVE')
+    const res = await h.api('POST', '/micromobility', t.secret, {
+      location: { latitude: 48.8462, longitude: 2.3323 },
+      radiusMeters: 5000,
+      providers: ['gbfs-sample-paris'],
+      limit: 100,
+    })
+    assert.equal(res.status, 200, res.text)
+    assert.ok(res.body.data.vehicles.length > 0)
+    const v = res.body.data.vehicles[0]
+    assert.equal(v.provider.id, 'gbfs-sample-paris')
+    assert.equal(v.vehicleToken, undefined, 'GBFS providers are search-only')
+    assert.ok(v.deepLinks)
+    const oslo = await h.api('POST', '/micromobility', t.secret, {
+      location: { latitude: 59.9147, longitude: 10.7522 },
+      radiusMeters: 5000,
+      providers: ['gbfs-sample-oslo'],
+      limit: 100,
+    })
+    assert.ok(oslo.body.data.vehicles.length > 0, oslo.text)
+    const zones = await h.api('GET', '/micromobility/zones?provider=gbfs-sample-paris', t.secret)
+    assert.equal(zones.status, 200)
+  })
+})

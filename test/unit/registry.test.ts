@@ -15,11 +15,19 @@ const write = (name: string, text: string) => {
 }
 
 describe('providers file and registry', () => {
-  it('without a file: the five sandbox providers in both environments', () => {
+  it('without a file: the five sandbox providers and the GBFS samples, in both environments', () => {
     const entries = loadProviderEntries(undefined)
     assert.deepEqual(
       entries.map((e) => e.id),
-      ['sandbox-rent', 'sandbox-share', 'sandbox-scoot', 'sandbox-bike', 'sandbox-transit'],
+      [
+        'sandbox-rent',
+        'sandbox-share',
+        'sandbox-scoot',
+        'sandbox-bike',
+        'sandbox-transit',
+        'gbfs-sample-oslo',
+        'gbfs-sample-paris',
+      ],
     )
     for (const e of entries) assert.deepEqual(e.environments, ['live', 'test'])
   })

@@ -23,6 +23,8 @@ import {
 } from './ranking.ts'
 
 export const SESSION_TTL_MS = 30 * 60 * 1000
+/** A session keeps the best offers in the chosen order, up to this many (10 pages of 20): bounded memory per search. */
+export const MAX_SESSION_OFFERS = 200
 
 export interface SearchDeps {
   registry: Registry
@@ -112,10 +114,11 @@ export function carSearch(deps: SearchDeps) {
       if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
       // Changed parameters start a fresh first page silently (spec 8).
       if (claim.h === h) {
-        const stored = await deps.kv.get(sessionKey(claim.s))
+        const stored = await deps.kv.getJson<Session>(sessionKey(claim.s))
         if (!stored)
           throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
-        session = JSON.parse(stored) as Session
+        // A copy: the memory store hands out the stored object itself.
+        session = { ...stored, pool: [...stored.pool], pending: [...stored.pending] }
         sessionId = claim.s
       }
     }
@@ -158,7 +161,7 @@ export function carSearch(deps: SearchDeps) {
       session = {
         h,
         query: { ...query, start: start.toISOString(), end: end.toISOString() },
-        pool: sortOffers(fresh, sortBy),
+        pool: sortOffers(fresh, sortBy).slice(0, MAX_SESSION_OFFERS),
         pending,
         ranges,
         bestTaken,
@@ -173,7 +176,7 @@ export function carSearch(deps: SearchDeps) {
       if (fresh.length > 0) {
         s.ranges = widenRanges(s.ranges, axisRanges(fresh.map((p) => p.offer)))
         recommend(fresh, s.ranges, true)
-        s.pool = sortOffers([...s.pool, ...fresh], sortBy)
+        s.pool = sortOffers([...s.pool, ...fresh], sortBy).slice(0, MAX_SESSION_OFFERS)
       }
       s.pending = pending
     }
@@ -186,7 +189,7 @@ export function carSearch(deps: SearchDeps) {
     let nextCursor: string | undefined
     if (hasMore) {
       sessionId ??= randomBytes(12).toString('base64url')
-      await deps.kv.set(sessionKey(sessionId), JSON.stringify(s), SESSION_TTL_MS)
+      await deps.kv.setJson(sessionKey(sessionId), s, SESSION_TTL_MS)
       nextCursor = deps.tokens.seal(cursorContext(caller), { s: sessionId, h })
     } else if (sessionId) {
       await deps.kv.delete(sessionKey(sessionId))

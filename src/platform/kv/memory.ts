@@ -2,6 +2,7 @@ import type { Kv, RateLimiter, RateLimitResult } from './types.ts'
 
 interface Entry {
   value: string
+  object?: unknown
   expiresAt: number
 }
 
@@ -44,6 +45,10 @@ export function memoryKv(now: () => number = Date.now): Kv {
       const next = (entry ? Number(entry.value) || 0 : 0) + 1
       entries.set(key, { value: String(next), expiresAt: entry?.expiresAt ?? now() + ttlMs })
       return next
+    },
+    getJson: async <T>(key: string) => live(key)?.object as T | undefined,
+    setJson: async (key, value, ttlMs) => {
+      entries.set(key, { value: '', object: value, expiresAt: now() + ttlMs })
     },
     close: async () => clearInterval(sweep),
   }

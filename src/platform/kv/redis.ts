@@ -47,6 +47,13 @@ export function redisKv(redis: Redis, prefix: string): Kv {
       await redis.del(k(key))
     },
     increment: (key, ttlMs) => r.kvIncrement(k(key), Math.max(1, Math.ceil(ttlMs))),
+    getJson: async <T>(key: string) => {
+      const raw = await redis.get(k(key))
+      return raw === null ? undefined : (JSON.parse(raw) as T)
+    },
+    setJson: async (key, value, ttlMs) => {
+      await redis.set(k(key), JSON.stringify(value), 'PX', Math.max(1, Math.ceil(ttlMs)))
+    },
     close: async () => {
       await redis.quit().catch(() => redis.disconnect())
     },

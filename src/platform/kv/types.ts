@@ -12,6 +12,12 @@ export interface Kv {
   delete(key: string): Promise<void>
   /** Atomically adds 1 and returns the new value; the TTL applies from the first increment. */
   increment(key: string, ttlMs: number): Promise<number>
+  /**
+   * Structured values. The memory store keeps the object itself (no serialization; callers must not mutate what
+   * they stored or read), Redis keeps JSON.
+   */
+  getJson<T>(key: string): Promise<T | undefined>
+  setJson(key: string, value: unknown, ttlMs: number): Promise<void>
   close(): Promise<void>
 }
 

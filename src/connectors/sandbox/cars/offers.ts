@@ -163,7 +163,7 @@ export function buildOffer(
   const web = `${scope.websiteUrl}/book/${linkPath}`
   const offer: ProviderCarOffer = {
     offerRef,
-    vehicle: structuredClone(r.model.vehicle),
+    vehicle: { ...r.model.vehicle, features: [...r.model.vehicle.features] },
     pickupLocation: location(r.pickup, scope.language),
     dropoffLocation: location(r.dropoff, scope.language),
     rentalPeriod: { start: params.a, end: params.b },

@@ -62,7 +62,7 @@ export function carRuntime(kind: ProfileKind, entry: ProviderEntry, deps: Connec
     return {
       reference: record.reference,
       status: record.status,
-      vehicle: structuredClone(r.model.vehicle),
+      vehicle: { ...r.model.vehicle, features: [...r.model.vehicle.features] },
       pickupLocation: location(r.pickup, ctx.language),
       dropoffLocation: location(r.dropoff, ctx.language),
       rentalPeriod: { start: record.offer.a, end: record.offer.b },

@@ -1,0 +1,380 @@
+import { createHash } from 'node:crypto'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { VehicleType } from '../../api/micromobility/schemas.ts'
+import { ApiError } from '../../http/errors.ts'
+import type {
+  Capabilities,
+  ConnectorDeps,
+  ConnectorFactory,
+  FleetSnapshot,
+  MicromobilityConnector,
+  Modality,
+  ProviderEntry,
+  ProviderZone,
+} from '../types.ts'
+import { type FeedName, GbfsFeeds } from './feeds.ts'
+import {
+  mapPricingPlans,
+  mapStations,
+  mapSystemInformation,
+  mapVehicles,
+  mapVehicleTypes,
+  mapZones,
+  type VehicleTypeInfo,
+  type ZoneEntry,
+} from './map.ts'
+import { ProblemLog } from './problems.ts'
+
+/**
+ * GBFS 2.3 and 3.0 (MobilityData): a search-only micromobility provider over public feeds. Vehicles come from
+ * vehicle_status / free_bike_status (docked ones placed at their station), with vehicle_types, system_pricing_plans
+ * and rental_uris as deep links; zones from geofencing_zones. Feeds are read again by their `ttl` and served from
+ * memory in between; a bad record or a failing feed is logged in `problems()` and never takes the rest down.
+ */
+
+export interface GbfsOptions {
+  /** The discovery file: gbfs.json (or a 3.0 manifest.json / gbfs_versions.json), `http(s):` or `file:`. */
+  url: URL
+  /** Which language block of a 2.x gbfs.json, and which text of 3.0 localized strings (else `en`, else the first). */
+  language?: string
+  /** Read each feed from `<feed name>.json` next to the discovery file instead of the URL it lists. */
+  localFeeds: boolean
+  /** Floor of every refresh interval, seconds (feeds with `ttl: 0` would otherwise be read continuously). */
+  minTtlSeconds: number
+  /** Which system of a 3.0 manifest.json (default: the first). */
+  systemId?: string
+  /** Deadline of one read, ms. */
+  timeoutMs: number
+  /** Size limit of one feed, bytes. */
+  maxFeedBytes: number
+  /** Extra request headers (an API key), sent only to the origin of `url`. */
+  headers?: Record<string, string>
+  /** Receives each new problem (the same message again is only counted, see `problems()`). */
+  logger?: { warn(message: string): void }
+}
+
+const KNOWN_OPTIONS = [
+  'url',
+  'language',
+  'localFeeds',
+  'minTtlSeconds',
+  'systemId',
+  'timeoutMs',
+  'maxFeedBytes',
+  'headers',
+  'logger',
+]
+
+const isNumberIn = (value: unknown, min: number, max: number): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max
+
+/** Checks the options of a providers-file entry; throws with what is wrong (the provider is then UNAVAILABLE). */
+export function parseGbfsOptions(raw: Record<string, unknown> = {}): GbfsOptions {
+  const unknown = Object.keys(raw).filter((key) => !KNOWN_OPTIONS.includes(key))
+  if (unknown.length > 0) {
+    throw new Error(
+      `options ${unknown.join(', ')} not known to the gbfs connector (known: ${KNOWN_OPTIONS.join(', ')})`,
+    )
+  }
+  if (typeof raw.url !== 'string' || raw.url.trim() === '') {
+    throw new Error('options.url is required: the GBFS discovery file (gbfs.json), http(s): or file:')
+  }
+  let url: URL
+  try {
+    // `file:relative/path` is taken relative to the working directory, as a providers file would mean it.
+    url = /^file:(?!\/)/i.test(raw.url) ? pathToFileURL(resolve(raw.url.slice(5))) : new URL(raw.url)
+  } catch {
+    throw new Error(`options.url ${JSON.stringify(raw.url)} is not a URL`)
+  }
+  if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
+    throw new Error(`options.url must be http:, https: or file: (got ${url.protocol})`)
+  }
+  const language = raw.language
+  if (language !== undefined && (typeof language !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]+)*$/i.test(language))) {
+    throw new Error('options.language must be a language tag such as "en" or "de-CH"')
+  }
+  if (raw.localFeeds !== undefined && typeof raw.localFeeds !== 'boolean') {
+    throw new Error('options.localFeeds must be true or false')
+  }
+  const minTtlSeconds = raw.minTtlSeconds ?? 15
+  if (!isNumberIn(minTtlSeconds, 0.1, 86_400))
+    throw new Error('options.minTtlSeconds must be a number from 0.1 to 86400')
+  const timeoutMs = raw.timeoutMs ?? 10_000
+  if (!isNumberIn(timeoutMs, 100, 120_000)) throw new Error('options.timeoutMs must be a number from 100 to 120000')
+  const maxFeedBytes = raw.maxFeedBytes ?? 32 * 1024 * 1024
+  if (!isNumberIn(maxFeedBytes, 1024, 512 * 1024 * 1024)) {
+    throw new Error('options.maxFeedBytes must be a number from 1024 to 536870912')
+  }
+  if (raw.systemId !== undefined && (typeof raw.systemId !== 'string' || raw.systemId === '')) {
+    throw new Error('options.systemId must be a non-empty string')
+  }
+  const headers = raw.headers
+  if (
+    headers !== undefined &&
+    (typeof headers !== 'object' ||
+      headers === null ||
+      Array.isArray(headers) ||
+      Object.values(headers).some((v) => typeof v !== 'string'))
+  ) {
+    throw new Error('options.headers must be an object of strings')
+  }
+  const logger = raw.logger as { warn?: unknown } | undefined
+  if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')) {
+    throw new Error('options.logger must have a warn(message) function')
+  }
+  return {
+    url,
+    ...(language ? { language: language as string } : {}),
+    localFeeds: raw.localFeeds === true,
+    minTtlSeconds,
+    ...(raw.systemId ? { systemId: raw.systemId as string } : {}),
+    timeoutMs,
+    maxFeedBytes,
+    ...(headers ? { headers: headers as Record<string, string> } : {}),
+    ...(logger ? { logger: logger as { warn(message: string): void } } : {}),
+  }
+}
+
+export interface GbfsConnector extends MicromobilityConnector {
+  /** Recent problems, oldest first: `<time> <feed>: <message>` with ` (×n)` when repeated. */
+  problems(): string[]
+  /** The URLs of the feeds in use, by feed name. */
+  feedUrls(): Record<string, string>
+}
+
+const MODALITY_OF: Partial<Record<VehicleType, Modality>> = {
+  SCOOTER: 'SCOOTER',
+  BICYCLE: 'BIKE',
+  CARGO_BICYCLE: 'BIKE',
+  MOPED: 'MOPED',
+}
+
+const hashOf = (...parts: string[]) => createHash('sha1').update(parts.join('|')).digest('hex').slice(0, 16)
+
+/** Waits for `promise`, giving up when the call's signal aborts (the load itself goes on). */
+function within<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolvePromise, reject) => {
+    const abort = () => reject(signal.reason)
+    signal.addEventListener('abort', abort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort)
+        resolvePromise(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort)
+        reject(error)
+      },
+    )
+  })
+}
+
+export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): GbfsConnector {
+  const options = parseGbfsOptions(entry.options)
+  // Known synchronously; the first load sets what the feeds show.
+  const capabilities: Capabilities = {
+    modalities: ['BIKE'],
+    operations: ['SEARCH', 'ZONES'],
+    stationBased: false,
+    freeFloating: true,
+    requiresStoredBooking: false,
+  }
+  const log = new ProblemLog(
+    deps.clock,
+    options.logger ? (message) => options.logger?.warn(`gbfs ${entry.id}: ${message}`) : undefined,
+  )
+  const stopping = new AbortController()
+  const monotonic = () => performance.now()
+  const feeds = new GbfsFeeds({
+    url: options.url,
+    ...(options.language ? { language: options.language } : {}),
+    localFeeds: options.localFeeds,
+    ...(options.systemId ? { systemId: options.systemId } : {}),
+    minTtlSeconds: options.minTtlSeconds,
+    timeoutMs: options.timeoutMs,
+    maxFeedBytes: options.maxFeedBytes,
+    ...(options.headers ? { headers: options.headers } : {}),
+    log,
+    clock: deps.clock,
+    monotonic,
+    signal: stopping.signal,
+  })
+
+  let snapshot: FleetSnapshot = { version: 'empty', vehicles: [] }
+  let zoneEntries: ZoneEntry[] = []
+  let fleetKey = ''
+  let zonesKey = ''
+  let loaded = false
+  let loading: Promise<void> | undefined
+  let lastFailure: { at: number; error: Error } | undefined
+  let cycle: Promise<void> | undefined
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+
+  /** Maps what changed since the last build; the snapshot keeps its version (and identity) when nothing did. */
+  function rebuild(): void {
+    const language = feeds.language
+    const scoped = <T>(feed: FeedName, map: (report: (m: string) => void) => T): T => {
+      const scope = log.scope(feed)
+      try {
+        return map(scope.report)
+      } finally {
+        scope.flush()
+      }
+    }
+    const vehicleFeed = feeds.vehicleFeed
+    const inputs: FeedName[] = [
+      vehicleFeed,
+      'station_information',
+      'station_status',
+      'vehicle_types',
+      'system_pricing_plans',
+      'system_information',
+    ]
+    const nextFleetKey = inputs.map((name) => `${name}=${feeds.hash(name)}`).join(',')
+    const nextZonesKey = `${feeds.hash('geofencing_zones')},${feeds.hash('vehicle_types')}`
+    if (nextFleetKey === fleetKey && nextZonesKey === zonesKey) return
+
+    const typesFeed = feeds.get('vehicle_types')
+    let types: Map<string, VehicleTypeInfo> | undefined
+    if (typesFeed) types = scoped('vehicle_types', (report) => mapVehicleTypes(typesFeed, language, report))
+
+    if (nextFleetKey !== fleetKey) {
+      const plansFeed = feeds.get('system_pricing_plans')
+      const plans = plansFeed
+        ? scoped('system_pricing_plans', (report) => mapPricingPlans(plansFeed, language, report))
+        : new Map()
+      const stationInfo = feeds.get('station_information')
+      const stations = stationInfo
+        ? scoped('station_information', (report) =>
+            mapStations(stationInfo, feeds.get('station_status'), language, report),
+          )
+        : new Map()
+      const systemFeed = feeds.get('system_information')
+      const systemLinks = systemFeed ? mapSystemInformation(systemFeed) : undefined
+      const vehiclesFeed = feeds.get(vehicleFeed)
+      const fleet = vehiclesFeed
+        ? scoped(vehicleFeed, (report) =>
+            mapVehicles(
+              vehicleFeed,
+              vehiclesFeed,
+              { types, plans, stations, ...(systemLinks ? { systemLinks } : {}), now: deps.clock() },
+              report,
+            ),
+          )
+        : { vehicles: [], freeFloating: 0 }
+      snapshot = { version: hashOf(nextFleetKey), vehicles: fleet.vehicles }
+      fleetKey = nextFleetKey
+
+      const present = new Set<VehicleType>([...(types?.values() ?? [])].map((t) => t.type))
+      for (const v of fleet.vehicles) present.add(v.type)
+      const modalities = [...new Set([...present].map((t) => MODALITY_OF[t]).filter((m) => m !== undefined))]
+      capabilities.modalities = modalities.length > 0 ? modalities : ['BIKE']
+      capabilities.stationBased = stations.size > 0
+      capabilities.freeFloating = fleet.freeFloating > 0
+    }
+    if (nextZonesKey !== zonesKey) {
+      const zonesFeed = feeds.get('geofencing_zones')
+      zoneEntries = zonesFeed
+        ? scoped('geofencing_zones', (report) => mapZones(zonesFeed, types, language, report))
+        : []
+      zonesKey = nextZonesKey
+    }
+  }
+
+  function schedule(): void {
+    if (timer) clearTimeout(timer)
+    timer = undefined
+    if (stopped) return
+    const next = feeds.nextDueAt()
+    if (!Number.isFinite(next)) return
+    timer = setTimeout(refresh, Math.max(next - monotonic(), 10))
+    timer.unref()
+  }
+
+  /** One refresh cycle at a time; the next is scheduled when it ends. */
+  function refresh(): void {
+    if (stopped || !loaded || cycle) return
+    cycle = feeds
+      .refresh()
+      .then((changed) => {
+        if (changed.size > 0 && !stopped) rebuild()
+      })
+      .catch((error: unknown) => log.add(`refresh failed: ${(error as Error).message}`))
+      .finally(() => {
+        cycle = undefined
+        schedule()
+      })
+  }
+
+  async function load(): Promise<void> {
+    await feeds.discover()
+    await feeds.refresh()
+    rebuild()
+    loaded = true
+    schedule()
+  }
+
+  /** The first load, shared by start() and early calls; after a failure tried again at most every minTtlSeconds. */
+  function ready(): Promise<void> {
+    if (loaded) return Promise.resolve()
+    if (loading) return loading
+    if (stopped) return Promise.reject(new Error('the connector is stopped'))
+    if (lastFailure && monotonic() - lastFailure.at < options.minTtlSeconds * 1000) {
+      return Promise.reject(lastFailure.error)
+    }
+    loading = load()
+      .catch((error: unknown) => {
+        const failure = error instanceof Error ? error : new Error(String(error))
+        const wrapped = new Error(`GBFS discovery failed: ${failure.message}`)
+        lastFailure = { at: monotonic(), error: wrapped }
+        log.add(wrapped.message)
+        throw wrapped
+      })
+      .finally(() => {
+        loading = undefined
+      })
+    return loading
+  }
+
+  async function whenReady(signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await within(ready(), signal)
+    } catch (error) {
+      if (signal?.aborted) throw error
+      throw new ApiError('PROVIDER_ERROR', (error as Error).message, { providerId: entry.id })
+    }
+    if (feeds.isDue()) refresh()
+  }
+
+  return {
+    capabilities,
+    start: () => ready(),
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      timer = undefined
+      stopping.abort()
+      await cycle?.catch(() => {})
+    },
+    async fleet(ctx) {
+      await whenReady(ctx?.signal)
+      return snapshot
+    },
+    async zones(ctx) {
+      await whenReady(ctx?.signal)
+      const now = deps.clock().getTime()
+      return zoneEntries
+        .filter((z) => (z.start === undefined || z.start <= now) && (z.end === undefined || z.end > now))
+        .map((z): ProviderZone => z.zone)
+    },
+    problems: () => log.list(),
+    feedUrls: () => feeds.urls(),
+  }
+}
+
+/** The `gbfs` connector of the providers file (DECISIONS "Providers file"): `options.url` is the discovery file. */
+export const gbfs: ConnectorFactory = (entry, deps) => createGbfsConnector(entry, deps) satisfies MicromobilityConnector
