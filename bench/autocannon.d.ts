@@ -11,6 +11,8 @@ declare module 'autocannon' {
     method?: string
     headers?: Record<string, string>
     body?: string | Buffer
+    /** Sent in turn by every connection; what a request leaves out comes from the options above. */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }[]
     /** Seconds before a request counts as a timeout. */
     timeout?: number
     title?: string

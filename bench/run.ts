@@ -22,6 +22,8 @@ import {
 const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[] = [
   { name: 'auth-check', load: () => import('./auth-check.ts') },
   { name: 'car-search', load: () => import('./car-search.ts') },
+  { name: 'micro-index', load: () => import('./micro-index.ts') },
+  { name: 'micro-search', load: () => import('./micro-search.ts') },
 ]
 
 interface Ran {
@@ -107,6 +109,9 @@ async function main(): Promise<number> {
             ? 'PASS'
             : 'MISS'
       rows.push([name, target.name, target.measured, result])
+    }
+    for (const info of outcome.info ?? []) {
+      rows.push([name, info.name, info.measured, outcome.errors.length > 0 ? 'info (unreliable: errors)' : 'info'])
     }
   }
   const lines = table(rows)

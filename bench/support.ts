@@ -36,6 +36,8 @@ export interface BenchOutcome {
   /** Result lines printed under the benchmark (already formatted). */
   report: string[]
   targets: Target[]
+  /** Figures without a target, listed in the summary as "info" and not counted as targets. */
+  info?: { name: string; measured: string }[]
   /** Problems that make the figures untrustworthy (non-2xx answers, socket errors, ...). */
   errors: string[]
 }
@@ -346,6 +348,11 @@ export interface LoadOptions {
   method?: string
   headers?: Record<string, string>
   body?: string
+  /**
+   * Requests each connection sends in turn (autocannon's `requests`), e.g. to vary the body; fields left out come
+   * from `method`, `headers` and `body`. Built once, so they cost the load generator nothing per request.
+   */
+  requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[]
   /** The server's process id, to report its CPU use (Linux only). */
   serverPid?: number
 }
@@ -400,6 +407,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
+    ...(options.requests ? { requests: options.requests } : {}),
     timeout: 10,
   }
   if (options.warmupSec > 0) await autocannon({ ...base, duration: options.warmupSec })

@@ -15,6 +15,7 @@ import type {
   VehicleAction,
 } from '../api/cars/schemas.ts'
 import type { PricingPlan, PropulsionType, TripAction, VehicleType, Zone } from '../api/micromobility/schemas.ts'
+import type { TransitMode } from '../api/public-transport/schemas.ts'
 import type { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../api/shared/schemas.ts'
 import type { Environment } from '../domain/tenants/permissions.ts'
 import type { Kv } from '../platform/kv/types.ts'
@@ -305,3 +306,94 @@ export interface MicromobilityConnector extends Connector {
 
 export const isMicromobilityConnector = (connector: Connector | undefined): connector is MicromobilityConnector =>
   !!connector && typeof (connector as MicromobilityConnector).fleet === 'function'
+
+// ---------------------------------------------------------------------------------------------------------------
+// Public transport (GTFS timetables; ticketing where the provider sells tickets)
+
+export interface TransitStop {
+  /** The feed's stop_id (the service prefixes it with the provider id). */
+  id: string
+  name: string
+  latitude: number
+  longitude: number
+  code?: string
+  platform?: string
+  parentStation?: string
+  wheelchairBoarding?: 'UNKNOWN' | 'POSSIBLE' | 'NOT_POSSIBLE'
+  modes: TransitMode[]
+}
+
+export interface TransitLine {
+  routeId: string
+  name: string
+  mode: TransitMode
+  color?: string
+  textColor?: string
+  agency?: string
+}
+
+export interface TransitDeparture {
+  tripId: string
+  line: TransitLine
+  headsign: string
+  stopId: string
+  stopName: string
+  platform?: string
+  scheduled: Date
+  estimated?: Date
+  delaySeconds?: number
+  cancelled: boolean
+  realtime: boolean
+}
+
+export interface TransitLeg {
+  mode: TransitMode
+  from: { stopId?: string; name: string; latitude: number; longitude: number }
+  to: { stopId?: string; name: string; latitude: number; longitude: number }
+  departure: Date
+  arrival: Date
+  line?: TransitLine
+  headsign?: string
+  tripId?: string
+  intermediateStops?: { stopId: string; name: string; arrival: Date; departure: Date }[]
+  distanceMeters?: number
+}
+
+export interface TransitJourney {
+  legs: TransitLeg[]
+  departure: Date
+  arrival: Date
+  transfers: number
+}
+
+/** A journey end: a stop of this feed, or a point the traveller walks from or to (nearby stops are found by the connector). */
+export type JourneyEnd = { stopId: string } | { latitude: number; longitude: number; name?: string }
+
+export interface JourneyQuery {
+  origin: JourneyEnd
+  destination: JourneyEnd
+  /** Earliest departure; or, with `arriveBy`, the latest arrival (one of the two). */
+  departAt?: Date
+  arriveBy?: Date
+  limit: number
+}
+
+export interface PublicTransportConnector extends Connector {
+  stopsNear(
+    latitude: number,
+    longitude: number,
+    radiusMeters: number,
+    limit: number,
+    ctx: CallContext,
+  ): Promise<(TransitStop & { distanceMeters: number })[]>
+  /** Case- and diacritics-insensitive, ranked (score 0..1, best first). */
+  searchStops(text: string, limit: number, ctx: CallContext): Promise<(TransitStop & { score: number })[]>
+  stopById(stopId: string, ctx: CallContext): Promise<TransitStop | undefined>
+  /** Departures at the stop (and its child platforms) from `from`, in time order, realtime applied. NOT_FOUND for an unknown stop. */
+  departures(stopId: string, from: Date, limit: number, ctx: CallContext): Promise<TransitDeparture[]>
+  /** Earliest-arrival journeys with a few Pareto-optimal alternatives by number of transfers. */
+  journeys(query: JourneyQuery, ctx: CallContext): Promise<TransitJourney[]>
+}
+
+export const isPublicTransportConnector = (connector: Connector | undefined): connector is PublicTransportConnector =>
+  !!connector && typeof (connector as PublicTransportConnector).departures === 'function'

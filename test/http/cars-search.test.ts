@@ -167,6 +167,23 @@ describe('POST /cars', { skip: skipReason }, () => {
     assert.notDeepEqual(next.body.data.stations[0].id, paged.body.data.stations[0].id)
   })
 
+  it('one-way rentals: the car is returned at the dropoff, with the one-way fee', async () => {
+    const hbf = { latitude: 52.5251, longitude: 13.3694 }
+    const res = await searchCars(h, t.secret, {
+      pickup: near({ latitude: 52.5219, longitude: 13.4132 }, 1500),
+      dropoff: near(hbf, 1500),
+      estimatedKilometers: 20,
+      limit: 100,
+    })
+    assert.equal(res.status, 200, res.text)
+    const oneWay = res.body.data.offers.filter((o: any) => o.dropoffLocation.id !== o.pickupLocation.id)
+    assert.ok(oneWay.length > 0, 'offers returned elsewhere')
+    for (const o of oneWay) {
+      assert.ok(o.warnings?.some((w: any) => w.code === 'ONE_WAY_FEE_APPLIES'))
+      assert.ok(o.price.includedFees.length > 0)
+    }
+  })
+
   it('filters and sorts', async () => {
     const suv = await searchCars(h, t.secret, { filters: { category: ['SUV'] }, limit: 100 })
     assert.equal(suv.status, 200, suv.text)
