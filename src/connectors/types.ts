@@ -378,7 +378,100 @@ export interface JourneyQuery {
   limit: number
 }
 
+export type TravellerCategory = 'ADULT' | 'CHILD' | 'REDUCED'
+
+/** A ticket the provider sells for a journey (TOMP-API "offer"). */
+export interface ProviderTicketOffer {
+  /** The provider's handle; round-tripped through the service's offer token. */
+  offerRef: string
+  productId: string
+  name: string
+  description?: string
+  price: Price
+  travellerCategory: TravellerCategory
+  validFrom: Date
+  validUntil: Date
+  fareZones?: string[]
+}
+
+export interface ProviderTicket {
+  ticketId: string
+  status: 'PENDING' | 'ISSUED' | 'CANCELLED'
+  productName: string
+  travellerCategory: TravellerCategory
+  holderName?: string
+  validFrom: Date
+  validUntil: Date
+  /** Barcode format and payload once issued. */
+  format?: 'QR' | 'AZTEC' | 'PDF417'
+  data?: string
+  issuedAt?: Date
+}
+
+export interface ProviderTicketBooking {
+  reference: string
+  status: 'PENDING' | 'CONFIRMED' | 'CANCELLED' | 'FAILED'
+  offers: ProviderTicketOffer[]
+  total: Price
+  tickets: ProviderTicket[]
+  cancellation?: { cancelledAt: Date; fee: Price; refund: Price }
+}
+
+/** A recurring product such as Germany's Deutschlandticket. */
+export interface SubscriptionProduct {
+  productId: string
+  name: string
+  description: string
+  price: Price
+  billingPeriod: 'MONTH' | 'YEAR'
+  /** Where it is valid, e.g. ['DE'] or ['VBB-AB']. */
+  validIn: string[]
+  /** Must be cancelled by this day of the month to end with that month. */
+  cancellationDeadlineDay: number
+  requiresIdentification: boolean
+  requiresPin: boolean
+  available: boolean
+}
+
+export interface SubscriptionHolder {
+  firstName: string
+  lastName: string
+  email: string
+  dateOfBirth: string
+  identification?: { type: 'ID_CARD' | 'PASSPORT' | 'DRIVING_LICENSE'; number: string }
+}
+
+export interface ProviderSubscription {
+  reference: string
+  productId: string
+  status: 'PENDING' | 'ACTIVE' | 'CANCELLED' | 'EXPIRED'
+  startDate: string
+  endDate?: string
+  nextBillingDate?: string
+  price: Price
+  cancelledAt?: Date
+}
+
+/**
+ * Ticket sales of a public-transport provider (TOMP-API-like: offers, purchase, after-sales). Failures are ApiErrors:
+ * OFFER_EXPIRED, BOOKING_FAILED, OPERATION_NOT_SUPPORTED, NOT_FOUND, PRODUCT_NOT_AVAILABLE, INVALID_IDENTIFICATION,
+ * PIN_REQUIRED, SUBSCRIPTION_NOT_CANCELLABLE, SUBSCRIPTION_ALREADY_CANCELLED, SUBSCRIPTION_EXPIRED, TICKET_NOT_READY.
+ */
+export interface TransitTicketing {
+  offers(journey: TransitJourney, travellers: TravellerCategory[], ctx: CallContext): Promise<ProviderTicketOffer[]>
+  prebook(offerRefs: string[], ctx: CallContext): Promise<{ prebookRef: string; offers: ProviderTicketOffer[]; total: Price }>
+  book(prebookRef: string, customer: { firstName: string; lastName: string; email: string }, ctx: CallContext): Promise<ProviderTicketBooking>
+  getBooking(reference: string, ctx: CallContext): Promise<ProviderTicketBooking>
+  cancel(reference: string, ctx: CallContext): Promise<ProviderTicketBooking>
+  products(ctx: CallContext): Promise<SubscriptionProduct[]>
+  subscribe(productId: string, holder: SubscriptionHolder, startDate: string, pin: string | undefined, ctx: CallContext): Promise<ProviderSubscription>
+  getSubscription(reference: string, ctx: CallContext): Promise<ProviderSubscription>
+  cancelSubscription(reference: string, ctx: CallContext): Promise<ProviderSubscription>
+}
+
 export interface PublicTransportConnector extends Connector {
+  /** Providers that sell tickets (capabilities TICKETS / SUBSCRIPTIONS). */
+  ticketing?: TransitTicketing
   stopsNear(
     latitude: number,
     longitude: number,
