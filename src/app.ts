@@ -15,6 +15,7 @@ import { carRoutes } from './api/cars/routes.ts'
 import { micromobilityRoutes } from './api/micromobility/routes.ts'
 import { operationsRoutes } from './api/operations/routes.ts'
 import { providerRoutes } from './api/providers/routes.ts'
+import { publicTransportRoutes } from './api/public-transport/routes.ts'
 import type { Config } from './config.ts'
 import type { Registry } from './connectors/registry.ts'
 import type { Resilience } from './connectors/resilience.ts'
@@ -28,6 +29,7 @@ import { micromobilityTrips } from './domain/micromobility/trips.ts'
 import { vehicleTokens } from './domain/micromobility/vehicle-tokens.ts'
 import { micromobilityVehicles } from './domain/micromobility/vehicles.ts'
 import { providerCaller } from './domain/providers/calls.ts'
+import { createPublicTransport } from './domain/public-transport/index.ts'
 import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
@@ -43,6 +45,7 @@ import type { Metrics } from './platform/metrics.ts'
 import type { TokenCipher } from './platform/tokens.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
+import { publicTransportRepo } from './store/public-transport-repo.ts'
 import { tenantsRepo } from './store/tenants-repo.ts'
 import { tripsRepo } from './store/trips-repo.ts'
 import './http/context.ts'
@@ -224,6 +227,17 @@ export async function createApp(deps: AppDeps) {
     vehicleTokens: vehicleTokensOf,
     timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
   })
+  const publicTransport = createPublicTransport({
+    registry,
+    callProvider,
+    tokens,
+    offerTokens: offers,
+    kv,
+    geocoder: deps.geocoder,
+    repo: publicTransportRepo(store.db),
+    timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
+    offerTokenTtlSeconds: config.offerTokenTtlSeconds,
+  })
   const micro = {
     vehicles: microVehicles,
     trips: micromobilityTrips({
@@ -246,6 +260,7 @@ export async function createApp(deps: AppDeps) {
       providerRoutes(typed, { registry })
       carRoutes(typed, cars)
       micromobilityRoutes(typed, micro)
+      publicTransportRoutes(typed, { ...publicTransport, clock })
     },
     { prefix: API_PREFIX },
   )

@@ -135,3 +135,47 @@ export const micromobilityTrips = pgTable(
 )
 
 export type TripRow = typeof micromobilityTrips.$inferSelect
+
+/** Public-transport ticket bookings (retention STANDARD; the providers need a stored booking). */
+export const ptBookings = pgTable(
+  'pt_bookings',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['live', 'test'] }).notNull(),
+    providerId: text('provider_id').notNull(),
+    providerReference: text('provider_reference').notNull(),
+    status: text('status').notNull(),
+    tokenNonce: text('token_nonce').notNull().unique(),
+    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+    statusHistory: jsonb('status_history').$type<{ status: string; at: string; reason?: string }[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index('pt_bookings_tenant_idx').on(table.tenantId, table.environment, table.createdAt)],
+)
+
+/** Subscriptions (for example Deutschlandticket) with their holder. */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['live', 'test'] }).notNull(),
+    providerId: text('provider_id').notNull(),
+    providerReference: text('provider_reference').notNull(),
+    productId: text('product_id').notNull(),
+    status: text('status').notNull(),
+    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index('subscriptions_tenant_idx').on(table.tenantId, table.environment, table.createdAt)],
+)
+
+export type PtBookingRow = typeof ptBookings.$inferSelect
+export type SubscriptionRow = typeof subscriptions.$inferSelect

@@ -170,3 +170,145 @@ export const JourneyRequest = Type.Object(
 export type JourneyRequest = Static<typeof JourneyRequest>
 
 export const StopList = Type.Object({ stops: Type.Array(Stop), pagination: CursorPagination })
+
+const Category = enumOf(['ADULT', 'CHILD', 'REDUCED'] as const)
+
+export const PtPrebookRequest = Type.Object(
+  {
+    offerTokens: Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), {
+      minItems: 1,
+      maxItems: 9,
+      description: 'One or more ticket offers of one journey (for example one per traveller)',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const PtPrebookResult = Type.Object({
+  prebookedOfferToken: Type.String(),
+  usableUntil: DateTime,
+  provider: Type.Object({ id: Type.String(), name: Type.String() }),
+  offers: Type.Array(Type.Omit(TicketOffer, ['offerToken', 'usableUntil'])),
+  total: Price,
+})
+
+export const Ticket = Type.Object(
+  {
+    ticketId: Type.String(),
+    status: enumOf(['PENDING', 'ISSUED', 'CANCELLED'] as const),
+    productName: Type.String(),
+    travellerCategory: Category,
+    holderName: Type.Optional(Type.String()),
+    validFrom: DateTime,
+    validUntil: DateTime,
+    format: Type.Optional(enumOf(['QR', 'AZTEC', 'PDF417'] as const)),
+    data: Type.Optional(Type.String({ description: 'Barcode payload to render' })),
+    issuedAt: Type.Optional(DateTime),
+  },
+  { title: 'Ticket' },
+)
+
+export const Customer = Type.Object(
+  {
+    firstName: Type.String({ minLength: 1, maxLength: 100 }),
+    lastName: Type.String({ minLength: 1, maxLength: 100 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+  },
+  { additionalProperties: false, title: 'Customer' },
+)
+
+export const PtBookingCreate = Type.Object(
+  { prebookedOfferToken: Type.String({ minLength: 1, maxLength: 8192 }), customer: Customer },
+  { additionalProperties: false },
+)
+
+export const PtBooking = Type.Object(
+  {
+    bookingId: Type.String(),
+    status: enumOf(['PENDING', 'CONFIRMED', 'CANCELLED', 'FAILED'] as const),
+    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    providerReference: Type.String(),
+    customer: Customer,
+    offers: Type.Array(Type.Omit(TicketOffer, ['offerToken', 'usableUntil'])),
+    total: Price,
+    tickets: Type.Array(Ticket),
+    cancellation: Type.Optional(Type.Object({ cancelledAt: DateTime, fee: Price, refund: Price })),
+    statusHistory: Type.Array(
+      Type.Object({ status: Type.String(), at: DateTime, reason: Type.Optional(Type.String()) }),
+    ),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'PublicTransportBooking' },
+)
+export type PtBooking = Static<typeof PtBooking>
+
+export const Product = Type.Object(
+  {
+    productId: Type.String(),
+    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    name: Type.String(),
+    description: Type.String(),
+    price: Price,
+    billingPeriod: enumOf(['MONTH', 'YEAR'] as const),
+    validIn: Type.Array(Type.String()),
+    cancellationDeadlineDay: Type.Integer({ minimum: 1, maximum: 31 }),
+    requiresIdentification: Type.Boolean(),
+    requiresPin: Type.Boolean(),
+    available: Type.Boolean(),
+  },
+  { title: 'SubscriptionProduct' },
+)
+
+export const Holder = Type.Object(
+  {
+    firstName: Type.String({ minLength: 1, maxLength: 100 }),
+    lastName: Type.String({ minLength: 1, maxLength: 100 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    dateOfBirth: Type.String({ format: 'date' }),
+    identification: Type.Optional(
+      Type.Object(
+        {
+          type: enumOf(['ID_CARD', 'PASSPORT', 'DRIVING_LICENSE'] as const),
+          number: Type.String({ minLength: 1, maxLength: 40 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'SubscriptionHolder' },
+)
+
+export const SubscriptionCreate = Type.Object(
+  {
+    productId: Type.String({ minLength: 1, maxLength: 100 }),
+    provider: Type.Optional(
+      Type.String({ maxLength: 100, description: 'Needed only when several providers sell the product' }),
+    ),
+    holder: Holder,
+    startDate: Type.String({ format: 'date', description: 'First day of a month' }),
+    pin: Type.Optional(Type.String({ maxLength: 12 })),
+  },
+  { additionalProperties: false },
+)
+
+export const Subscription = Type.Object(
+  {
+    subscriptionId: Type.String(),
+    status: enumOf(['PENDING', 'ACTIVE', 'CANCELLED', 'EXPIRED'] as const),
+    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    providerReference: Type.String(),
+    productId: Type.String(),
+    productName: Type.String(),
+    holder: Holder,
+    price: Price,
+    startDate: Type.String({ format: 'date' }),
+    endDate: Type.Optional(Type.String({ format: 'date' })),
+    nextBillingDate: Type.Optional(Type.String({ format: 'date' })),
+    cancelledAt: Type.Optional(DateTime),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'Subscription' },
+)
+export type Subscription = Static<typeof Subscription>

@@ -18,7 +18,7 @@ export interface OfferClaim {
   k: boolean
 }
 
-type Kind = 'offer' | 'prebooked'
+type Kind = 'offer' | 'prebooked' | 'pt-offer' | 'pt-prebooked'
 const context = (kind: Kind, tenantId: string, environment: string) => `${kind}|${tenantId}|${environment}`
 
 /** Offer and prebooked tokens: AES-256-GCM, bound to tenant, environment and kind; expiry inside. */

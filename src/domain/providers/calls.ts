@@ -67,6 +67,8 @@ export function providerCaller(resilience: Resilience) {
 
 export type CallProvider = ReturnType<typeof providerCaller>
 
+const BOOKING_SEARCHES: Operation[] = ['SEARCH', 'JOURNEYS', 'PREBOOK', 'BOOK', 'TICKETS', 'SUBSCRIPTIONS']
+
 /** The tenant's providers in the caller's environment that can do `operation` and pass `accepts`. */
 export function eligibleProviders<C extends Connector>(
   registry: Registry,
@@ -79,8 +81,9 @@ export function eligibleProviders<C extends Connector>(
       p.status === 'ACTIVE' &&
       accepts(p.connector) &&
       p.connector.capabilities.operations.includes(operation) &&
-      // Retention NONE: only providers that can work without a stored booking (spec 4.5).
-      !(caller.tenant.dataRetention === 'NONE' && p.connector.capabilities.requiresStoredBooking),
+      // Retention NONE: searches that lead to a booking list only providers that can book without a stored
+      // booking (spec 4.5); looking at stops and departures needs no booking.
+      !(caller.tenant.dataRetention === 'NONE' && BOOKING_SEARCHES.includes(operation) && p.connector.capabilities.requiresStoredBooking),
   )
 }
 

@@ -1,0 +1,265 @@
+import { Type } from 'typebox'
+import type { TypedApp } from '../../app.ts'
+import type { PublicTransportJourneysFn } from '../../domain/public-transport/index.ts'
+import type { PublicTransportStops } from '../../domain/public-transport/stops.ts'
+import type { PublicTransportSubscriptions } from '../../domain/public-transport/subscriptions.ts'
+import type { PublicTransportTickets } from '../../domain/public-transport/tickets.ts'
+import { callerOf } from '../../http/caller.ts'
+import { ok } from '../../http/envelope.ts'
+import { OffsetPagination, OffsetQuery, responses } from '../../http/schemas.ts'
+import { Price } from '../shared/schemas.ts'
+import {
+  Departure,
+  DepartureQuery,
+  Journey,
+  JourneyRequest,
+  Product,
+  PtBooking,
+  PtBookingCreate,
+  PtPrebookRequest,
+  PtPrebookResult,
+  Stop,
+  StopList,
+  StopQuery,
+  Subscription,
+  SubscriptionCreate,
+  Ticket,
+} from './schemas.ts'
+
+export interface PublicTransportRouteDeps {
+  stops: PublicTransportStops
+  journeys: PublicTransportJourneysFn
+  tickets: PublicTransportTickets
+  subscriptions: PublicTransportSubscriptions
+  clock: () => Date
+}
+
+const SourceList = Type.Array(
+  Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    status: Type.Union([Type.Literal('OK'), Type.Literal('FAILED'), Type.Literal('TIMEOUT')]),
+  }),
+)
+const Id = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 300 }) })
+const doc = (summary: string, description?: string) => ({
+  tags: ['Public Transport'],
+  summary,
+  ...(description ? { description } : {}),
+  security: [{ apiKey: [] }],
+})
+const PT_STATUSES = { OPERATION_NOT_SUPPORTED: 400, BOOKING_FAILED: 400, OFFER_EXPIRED: 400 } as const
+
+export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteDeps) {
+  const { stops, journeys, tickets, subscriptions, clock } = deps
+  const read = { permission: 'public-transport:offer:read' as const }
+  const write = { permission: 'public-transport:booking:write' as const, statusOverrides: PT_STATUSES }
+  const readBooking = { permission: 'public-transport:booking:read' as const, statusOverrides: PT_STATUSES }
+
+  app.get(
+    '/public-transport/stops',
+    {
+      config: { ...read, locationFields: /^(latitude|longitude)$/ },
+      schema: {
+        ...doc(
+          'Find stops',
+          'By coordinates (`latitude`, `longitude`, `radiusMeters`, nearest first) or by text (`query`, ranked; case- and diacritics-insensitive). Cursor pagination works with coordinate search or an explicit `provider`; a text query without provider merges every provider in one answer with `hasMore: false`.',
+        ),
+        querystring: StopQuery,
+        response: responses(Type.Intersect([StopList, Type.Object({ providers: SourceList })])),
+      },
+    },
+    async (request) => ok(request, await stops.stops(request.query, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/public-transport/stops/:stopId/departures',
+    {
+      config: read,
+      schema: {
+        ...doc(
+          'Departures at a stop',
+          'The next departures from `from` (default now), realtime delays and cancellations applied where the provider publishes GTFS-Realtime.',
+        ),
+        params: Id('stopId'),
+        querystring: DepartureQuery,
+        response: responses(Type.Object({ stop: Stop, departures: Type.Array(Departure) })),
+      },
+    },
+    async (request) =>
+      ok(request, await stops.departures(request.params.stopId as string, request.query, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/public-transport/journeys',
+    {
+      config: {
+        ...read,
+        statusOverrides: { OFFER_EXPIRED: 400 },
+        locationFields: /^(origin|destination)\.(coordinates|placeId)/,
+      },
+      schema: {
+        ...doc(
+          'Plan journeys',
+          'From `origin` to `destination` (a stop, coordinates, an address or a place), departing at `departAt` or arriving by `arriveBy` (default: now). Earliest arrival plus alternatives with fewer transfers; each journey lists ticket offers with an `offerToken` for prebook.',
+        ),
+        body: JourneyRequest,
+        response: responses(Type.Object({ journeys: Type.Array(Journey), providers: SourceList })),
+      },
+    },
+    async (request) => ok(request, await journeys(request.body, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/public-transport/prebook',
+    {
+      config: write,
+      schema: {
+        ...doc(
+          'Prebook tickets',
+          'Consumes the ticket offers (one or more, of one journey) and answers a prebookedOfferToken. 400 OFFER_EXPIRED for an expired token, 400 OPERATION_NOT_SUPPORTED when the provider sells no tickets.',
+        ),
+        body: PtPrebookRequest,
+        response: responses(PtPrebookResult),
+      },
+    },
+    async (request) => ok(request, await tickets.prebook(request.body.offerTokens, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/public-transport/bookings',
+    {
+      config: write,
+      schema: {
+        ...doc(
+          'Book tickets',
+          'Once per prebooked token (409 OFFER_TOKEN_ALREADY_USED afterwards). 400 BOOKING_FAILED when the provider rejects it. Tickets may still be PENDING: read them with GET .../tickets. 403 DATA_RETENTION_NONE under retention NONE.',
+        ),
+        body: PtBookingCreate,
+        response: responses(PtBooking, 201),
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(ok(request, await tickets.book(request.body, callerOf(request, clock)))),
+  )
+
+  app.get(
+    '/public-transport/bookings/:bookingId',
+    {
+      config: readBooking,
+      schema: { ...doc('Read a ticket booking'), params: Id('bookingId'), response: responses(PtBooking) },
+    },
+    async (request) => ok(request, await tickets.get(request.params.bookingId as string, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/public-transport/bookings/:bookingId/cancel',
+    {
+      config: write,
+      schema: {
+        ...doc(
+          'Cancel a ticket booking',
+          'Free until the tickets become valid; 400 BOOKING_FAILED when the provider refuses.',
+        ),
+        params: Id('bookingId'),
+        response: responses(PtBooking),
+      },
+    },
+    async (request) => ok(request, await tickets.cancel(request.params.bookingId as string, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/public-transport/bookings/:bookingId/tickets',
+    {
+      config: readBooking,
+      schema: {
+        ...doc(
+          'Tickets of a booking',
+          'The issued tickets with their barcode data. 409 TICKET_NOT_READY (with Retry-After) while they are being issued.',
+        ),
+        params: Id('bookingId'),
+        response: responses(
+          Type.Object({ bookingId: Type.String(), status: Type.String(), tickets: Type.Array(Ticket), total: Price }),
+        ),
+      },
+    },
+    async (request) => ok(request, await tickets.tickets(request.params.bookingId as string, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/public-transport/subscriptions/products',
+    {
+      config: read,
+      schema: {
+        ...doc('Subscription products', 'For example the Deutschlandticket.'),
+        response: responses(Type.Object({ products: Type.Array(Product) })),
+      },
+    },
+    async (request) => ok(request, await subscriptions.products(callerOf(request, clock))),
+  )
+
+  app.post(
+    '/public-transport/subscriptions',
+    {
+      config: { permission: 'public-transport:booking:write' },
+      schema: {
+        ...doc(
+          'Subscribe',
+          'Errors: 404 NOT_FOUND (unknown product), 422 PRODUCT_NOT_AVAILABLE, 400 INVALID_IDENTIFICATION (identification missing or invalid where the product needs one), 400 PIN_REQUIRED, 400 INVALID_DATE_RANGE-like start dates as INVALID_REQUEST, 403 DATA_RETENTION_NONE under retention NONE.',
+        ),
+        body: SubscriptionCreate,
+        response: responses(Subscription, 201),
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(ok(request, await subscriptions.create(request.body, callerOf(request, clock)))),
+  )
+
+  app.get(
+    '/public-transport/subscriptions',
+    {
+      config: { permission: 'public-transport:booking:read' },
+      schema: {
+        ...doc('List subscriptions'),
+        querystring: OffsetQuery,
+        response: responses(Type.Object({ subscriptions: Type.Array(Subscription), pagination: OffsetPagination })),
+      },
+    },
+    async (request) =>
+      ok(
+        request,
+        await subscriptions.list(request.query.page ?? 0, request.query.limit ?? 20, callerOf(request, clock)),
+      ),
+  )
+
+  app.get(
+    '/public-transport/subscriptions/:subscriptionId',
+    {
+      config: { permission: 'public-transport:booking:read' },
+      schema: {
+        ...doc('Read a subscription', '404 SUBSCRIPTION_NOT_FOUND for an unknown id.'),
+        params: Id('subscriptionId'),
+        response: responses(Subscription),
+      },
+    },
+    async (request) =>
+      ok(request, await subscriptions.get(request.params.subscriptionId as string, callerOf(request, clock))),
+  )
+
+  app.post(
+    '/public-transport/subscriptions/:subscriptionId/cancel',
+    {
+      config: { permission: 'public-transport:booking:write' },
+      schema: {
+        ...doc(
+          'Cancel a subscription',
+          '409 SUBSCRIPTION_ALREADY_CANCELLED, 422 SUBSCRIPTION_NOT_CANCELLABLE (minimum term), 422 SUBSCRIPTION_EXPIRED.',
+        ),
+        params: Id('subscriptionId'),
+        response: responses(Subscription),
+      },
+    },
+    async (request) =>
+      ok(request, await subscriptions.cancel(request.params.subscriptionId as string, callerOf(request, clock))),
+  )
+}

@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto'
+import type { Departure, Stop } from '../../api/public-transport/schemas.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import {
+  isPublicTransportConnector,
+  type Provider,
+  type PublicTransportConnector,
+  type TransitDeparture,
+  type TransitLine,
+  type TransitStop,
+} from '../../connectors/types.ts'
+import { ApiError } from '../../http/errors.ts'
+import type { TokenCipher } from '../../platform/tokens.ts'
+import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+
+export type PtProvider = Provider & { connector: PublicTransportConnector }
+
+/** Stop ids are `<providerId>:<feed stop_id>`: provider ids never contain a colon. */
+export const scopedStopId = (providerId: string, stopId: string) => `${providerId}:${stopId}`
+export function splitStopId(stopId: string): { providerId: string; stopId: string } | undefined {
+  const at = stopId.indexOf(':')
+  if (at <= 0 || at === stopId.length - 1) return undefined
+  return { providerId: stopId.slice(0, at), stopId: stopId.slice(at + 1) }
+}
+
+export const lineOf = (line: TransitLine) => ({
+  id: line.routeId,
+  name: line.name,
+  mode: line.mode,
+  ...(line.color ? { color: line.color } : {}),
+  ...(line.textColor ? { textColor: line.textColor } : {}),
+  ...(line.agency ? { agency: line.agency } : {}),
+})
+
+export function presentStop(
+  p: Provider,
+  s: TransitStop,
+  extra: { distanceMeters?: number; score?: number } = {},
+): Stop {
+  return {
+    stopId: scopedStopId(p.entry.id, s.id),
+    name: s.name,
+    provider: { id: p.entry.id, name: p.entry.name },
+    location: { latitude: s.latitude, longitude: s.longitude },
+    ...(s.code ? { code: s.code } : {}),
+    ...(s.platform ? { platform: s.platform } : {}),
+    ...(s.parentStation ? { parentStationId: scopedStopId(p.entry.id, s.parentStation) } : {}),
+    ...(s.wheelchairBoarding ? { wheelchairBoarding: s.wheelchairBoarding } : {}),
+    modes: s.modes,
+    ...(extra.distanceMeters !== undefined ? { distanceFromSearch: Math.round(extra.distanceMeters) } : {}),
+    ...(extra.score !== undefined ? { relevance: Math.round(extra.score * 1000) / 1000 } : {}),
+  }
+}
+
+export function presentDeparture(p: Provider, d: TransitDeparture): Departure {
+  return {
+    tripId: d.tripId,
+    line: lineOf(d.line),
+    headsign: d.headsign,
+    stop: { stopId: scopedStopId(p.entry.id, d.stopId), name: d.stopName },
+    ...(d.platform ? { platform: d.platform } : {}),
+    scheduledTime: d.scheduled.toISOString(),
+    ...(d.estimated ? { estimatedTime: d.estimated.toISOString() } : {}),
+    ...(d.delaySeconds !== undefined ? { delaySeconds: d.delaySeconds } : {}),
+    cancelled: d.cancelled,
+    realtime: d.realtime,
+  }
+}
+
+export interface StopQuery {
+  latitude?: number
+  longitude?: number
+  radiusMeters?: number
+  query?: string
+  provider?: string
+  limit?: number
+  cursor?: string
+}
+
+const cursorContext = (caller: Caller) => `stops-cursor|${caller.tenant.id}|${caller.environment}`
+
+/** GET /public-transport/stops and departures (spec 4.3; DECISIONS "Public transport"). */
+export function publicTransportStops(deps: {
+  registry: Registry
+  callProvider: CallProvider
+  tokens: TokenCipher
+  timeoutMs: number
+}) {
+  const providersOf = (caller: Caller, operation: 'STOPS' | 'DEPARTURES' | 'JOURNEYS') =>
+    eligibleProviders(deps.registry, caller, operation, isPublicTransportConnector)
+  const call = <T>(
+    caller: Caller,
+    p: PtProvider,
+    op: string,
+    fn: (c: PublicTransportConnector, ctx: Parameters<PublicTransportConnector['stopById']>[1]) => Promise<T>,
+  ) => deps.callProvider(caller, p, op, deps.timeoutMs, fn, true)
+
+  function providerById(caller: Caller, id: string, operation: 'STOPS' | 'DEPARTURES' | 'JOURNEYS') {
+    const p = providersOf(caller, operation).find((x) => x.entry.id === id)
+    if (!p) throw new ApiError('NOT_FOUND', undefined, { resource: 'provider', provider: id })
+    return p
+  }
+
+  return {
+    providersOf,
+    providerById,
+    async stops(q: StopQuery, caller: Caller) {
+      const byCoordinates = q.latitude !== undefined || q.longitude !== undefined
+      if (byCoordinates && (q.latitude === undefined || q.longitude === undefined)) {
+        throw new ApiError('INVALID_LOCATION', undefined, {
+          [q.latitude === undefined ? 'latitude' : 'longitude']: 'is required with the other coordinate',
+        })
+      }
+      if (!byCoordinates && !q.query) {
+        throw new ApiError('INVALID_REQUEST', undefined, { query: 'send a text query, or latitude and longitude' })
+      }
+      const limit = q.limit ?? 20
+      const paged = byCoordinates || q.provider !== undefined
+      if (q.cursor && !paged) {
+        throw new ApiError('INVALID_CURSOR', undefined, {
+          cursor: 'a text search across all providers has a single page; add provider to page',
+        })
+      }
+      const h = createHash('sha256')
+        .update(JSON.stringify([q.latitude, q.longitude, q.radiusMeters, q.query, q.provider]))
+        .digest('base64url')
+      let offset = 0
+      if (q.cursor) {
+        const claim = deps.tokens.open<{ o: number; h: string }>(cursorContext(caller), q.cursor)
+        if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
+        if (claim.h === h) offset = claim.o
+      }
+      const providers = q.provider ? [providerById(caller, q.provider, 'STOPS')] : providersOf(caller, 'STOPS')
+      const want = paged ? offset + limit + 1 : limit
+      const answers = await Promise.allSettled(
+        providers.map((p) =>
+          byCoordinates
+            ? call(caller, p, 'stopsNear', (c, ctx) =>
+                c
+                  .stopsNear(q.latitude!, q.longitude!, q.radiusMeters ?? 1000, want, ctx)
+                  .then((list) => list.map((s) => presentStop(p, s, { distanceMeters: s.distanceMeters }))),
+              )
+            : call(caller, p, 'searchStops', (c, ctx) =>
+                c
+                  .searchStops(q.query!, want, ctx)
+                  .then((list) => list.map((s) => presentStop(p, s, { score: s.score }))),
+              ),
+        ),
+      )
+      const all = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []))
+      if (byCoordinates)
+        all.sort(
+          (a, b) => (a.distanceFromSearch ?? 0) - (b.distanceFromSearch ?? 0) || a.stopId.localeCompare(b.stopId),
+        )
+      else
+        all.sort(
+          (a, b) =>
+            (b.relevance ?? 0) - (a.relevance ?? 0) ||
+            a.name.length - b.name.length ||
+            a.stopId.localeCompare(b.stopId),
+        )
+      const page = all.slice(offset, offset + limit)
+      const hasMore = paged && all.length > offset + limit
+      return {
+        stops: page,
+        pagination: hasMore
+          ? { hasMore, nextCursor: deps.tokens.seal(cursorContext(caller), { o: offset + limit, h }) }
+          : { hasMore: false },
+        providers: answers.map((a, i) => ({
+          id: providers[i].entry.id,
+          name: providers[i].entry.name,
+          status:
+            a.status === 'fulfilled'
+              ? ('OK' as const)
+              : a.reason instanceof ApiError && a.reason.code === 'TIMEOUT'
+                ? ('TIMEOUT' as const)
+                : ('FAILED' as const),
+        })),
+      }
+    },
+
+    async departures(stopId: string, q: { from?: string; limit?: number }, caller: Caller) {
+      const scoped = splitStopId(stopId)
+      if (!scoped) throw new ApiError('NOT_FOUND', undefined, { resource: 'stop', stopId })
+      const p = providerById(caller, scoped.providerId, 'DEPARTURES')
+      const from = q.from ? new Date(q.from) : caller.now
+      const stop = await call(caller, p, 'stopById', (c, ctx) => c.stopById(scoped.stopId, ctx))
+      if (!stop) throw new ApiError('NOT_FOUND', undefined, { resource: 'stop', stopId })
+      const list = await call(caller, p, 'departures', (c, ctx) =>
+        c.departures(scoped.stopId, from, q.limit ?? 20, ctx),
+      )
+      return { stop: presentStop(p, stop), departures: list.map((d) => presentDeparture(p, d)) }
+    },
+  }
+}
+
+export type PublicTransportStops = ReturnType<typeof publicTransportStops>

@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto'
+import type { PtBooking } from '../../api/public-transport/schemas.ts'
+import type { Price } from '../../api/shared/schemas.ts'
+import type { ProviderTicket, ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
+import { ApiError } from '../../http/errors.ts'
+import type { Kv } from '../../platform/kv/types.ts'
+import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
+import type { PtBookingRow } from '../../store/schema.ts'
+import { BOOKING_ID, newBookingId } from '../cars/booking-view.ts'
+import type { OfferClaim, OfferTokens } from '../cars/offer-tokens.ts'
+import type { Caller, CallProvider } from '../providers/calls.ts'
+import { offerFields } from './journeys.ts'
+import type { PtProvider, PublicTransportStops } from './stops.ts'
+
+const BUDGET_MS = 15_000
+const LOCK_MS = 60_000
+const GRACE_MS = 24 * 3600 * 1000
+
+export interface TicketDeps {
+  stops: PublicTransportStops
+  callProvider: CallProvider
+  kv: Kv
+  offerTokens: OfferTokens
+  repo: PublicTransportRepo
+  offerTokenTtlSeconds: number
+}
+
+const presentTicket = (t: ProviderTicket) => ({
+  ticketId: t.ticketId,
+  status: t.status,
+  productName: t.productName,
+  travellerCategory: t.travellerCategory,
+  ...(t.holderName ? { holderName: t.holderName } : {}),
+  validFrom: t.validFrom.toISOString(),
+  validUntil: t.validUntil.toISOString(),
+  ...(t.format ? { format: t.format } : {}),
+  ...(t.data ? { data: t.data } : {}),
+  ...(t.issuedAt ? { issuedAt: t.issuedAt.toISOString() } : {}),
+})
+
+/** Prebook, book, read, cancel and tickets of public-transport journeys (TOMP-like purchase and after-sales). */
+export function publicTransportTickets(deps: TicketDeps) {
+  const ticketingOf = (caller: Caller, providerId: string, operation: 'PREBOOK' | 'BOOK' | 'TICKETS') => {
+    const p = deps.stops.providersOf(caller, 'STOPS').find((x) => x.entry.id === providerId)
+    if (!p) throw new ApiError('NOT_FOUND', undefined, { resource: 'provider', provider: providerId })
+    if (
+      !p.connector.ticketing ||
+      !p.connector.capabilities.operations.includes(operation === 'TICKETS' ? 'TICKETS' : operation)
+    ) {
+      throw new ApiError('OPERATION_NOT_SUPPORTED', undefined, { providerId, operation })
+    }
+    return { p, ticketing: p.connector.ticketing as TransitTicketing }
+  }
+  const call = <T>(
+    caller: Caller,
+    p: PtProvider,
+    op: string,
+    fn: (ctx: Parameters<TransitTicketing['products']>[0]) => Promise<T>,
+  ) => deps.callProvider(caller, p, op, BUDGET_MS, (_c, ctx) => fn(ctx))
+
+  const requireStorage = (caller: Caller) => {
+    // The ticketing providers keep bookings with the platform (tickets are re-read from it): spec 4.5.
+    if (caller.tenant.dataRetention === 'NONE')
+      throw new ApiError('DATA_RETENTION_NONE', undefined, { reason: 'PROVIDER_NEEDS_STORED_BOOKING' })
+  }
+
+  const present = (
+    row: PtBookingRow,
+    p: { entry: { id: string; name: string } },
+    b: ProviderTicketBooking,
+    customer: PtBooking['customer'],
+  ): PtBooking => ({
+    bookingId: row.id,
+    status: b.status,
+    provider: { id: p.entry.id, name: p.entry.name },
+    providerReference: b.reference,
+    customer,
+    offers: b.offers.map((o) => {
+      const { provider: _p, ...rest } = offerFields(p as PtProvider, o)
+      return { ...rest, provider: { id: p.entry.id, name: p.entry.name } }
+    }),
+    total: b.total,
+    tickets: b.tickets.map(presentTicket),
+    ...(b.cancellation
+      ? {
+          cancellation: {
+            cancelledAt: b.cancellation.cancelledAt.toISOString(),
+            fee: b.cancellation.fee,
+            refund: b.cancellation.refund,
+          },
+        }
+      : {}),
+    statusHistory: row.statusHistory,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  })
+
+  async function locate(caller: Caller, bookingId: string) {
+    const row = BOOKING_ID.test(bookingId)
+      ? await deps.repo.findBooking(caller.tenant.id, caller.environment, bookingId)
+      : undefined
+    if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId })
+    return row
+  }
+
+  async function sync(caller: Caller, row: PtBookingRow, fresh: ProviderTicketBooking, reason?: string) {
+    const history = [...row.statusHistory]
+    if (fresh.status !== row.status)
+      history.push({ status: fresh.status, at: caller.now.toISOString(), ...(reason ? { reason } : {}) })
+    const record = { ...(row.record as object), booking: fresh }
+    const updated = await deps.repo.updateBooking(
+      row.id,
+      { status: fresh.status, statusHistory: history, record },
+      caller.now,
+    )
+    return updated!
+  }
+
+  const customerOf = (row: PtBookingRow) => (row.record as { customer: PtBooking['customer'] }).customer
+
+  return {
+    async prebook(offerTokens: string[], caller: Caller) {
+      const claims: OfferClaim[] = offerTokens.map((t, i) =>
+        deps.offerTokens.open('pt-offer', caller.tenant.id, caller.environment, t, caller.now, `offerTokens[${i}]`),
+      )
+      const providerId = claims[0].p
+      if (claims.some((c) => c.p !== providerId))
+        throw new ApiError('INVALID_REQUEST', undefined, { offerTokens: 'all offers must come from one provider' })
+      const { p, ticketing } = ticketingOf(caller, providerId, 'PREBOOK')
+      const taken: string[] = []
+      try {
+        for (const c of claims) {
+          if (!(await deps.kv.setIfAbsent(`pt:offer-used:${c.n}`, '1', c.x - caller.now.getTime() + GRACE_MS))) {
+            throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerTokens: 'an offer was already prebooked' })
+          }
+          taken.push(c.n)
+        }
+        const answer = await call(caller, p, 'prebook', (ctx) =>
+          ticketing.prebook(
+            claims.map((c) => c.r),
+            ctx,
+          ),
+        )
+        const usableUntil = new Date(
+          Math.min(...claims.map((c) => c.x), caller.now.getTime() + deps.offerTokenTtlSeconds * 1000),
+        )
+        return {
+          prebookedOfferToken: deps.offerTokens.issue('pt-prebooked', caller.tenant.id, caller.environment, {
+            p: providerId,
+            r: answer.prebookRef,
+            x: usableUntil.getTime(),
+            a: answer.total.amount,
+            c: answer.total.currency,
+            k: true,
+          }),
+          usableUntil: usableUntil.toISOString(),
+          provider: { id: p.entry.id, name: p.entry.name },
+          offers: answer.offers.map((o) => offerFields(p, o)),
+          total: answer.total,
+        }
+      } catch (error) {
+        // A failed prebook leaves the offers usable.
+        for (const n of taken) await deps.kv.delete(`pt:offer-used:${n}`)
+        throw error
+      }
+    },
+
+    async book(
+      input: { prebookedOfferToken: string; customer: PtBooking['customer'] },
+      caller: Caller,
+    ): Promise<PtBooking> {
+      requireStorage(caller)
+      const claim = deps.offerTokens.open(
+        'pt-prebooked',
+        caller.tenant.id,
+        caller.environment,
+        input.prebookedOfferToken,
+        caller.now,
+        'prebookedOfferToken',
+      )
+      const { p, ticketing } = ticketingOf(caller, claim.p, 'BOOK')
+      const used = () =>
+        new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { prebookedOfferToken: 'a booking exists for this token' })
+      const lock = `pt:book-lock:${claim.n}`
+      const owner = randomBytes(8).toString('hex')
+      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) throw used()
+      try {
+        if (await deps.repo.bookingForToken(claim.n)) throw used()
+        const booked = await call(caller, p, 'book', (ctx) => ticketing.book(claim.r, input.customer, ctx))
+        const history = [{ status: booked.status, at: caller.now.toISOString(), reason: 'created' }]
+        const row = await deps.repo.insertBooking({
+          id: newBookingId(),
+          tenantId: caller.tenant.id,
+          environment: caller.environment,
+          providerId: p.entry.id,
+          providerReference: booked.reference,
+          status: booked.status,
+          tokenNonce: claim.n,
+          record: { customer: input.customer, booking: booked } as unknown as Record<string, unknown>,
+          statusHistory: history,
+        })
+        if (!row) throw used()
+        return present(row, p, booked, input.customer)
+      } finally {
+        await deps.kv.deleteIfEquals(lock, owner)
+      }
+    },
+
+    async get(bookingId: string, caller: Caller): Promise<PtBooking> {
+      requireStorage(caller)
+      const row = await locate(caller, bookingId)
+      const { p, ticketing } = ticketingOf(caller, row.providerId, 'BOOK')
+      const fresh = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(row.providerReference, ctx))
+      return present(await sync(caller, row, fresh), p, fresh, customerOf(row))
+    },
+
+    async cancel(bookingId: string, caller: Caller): Promise<PtBooking> {
+      requireStorage(caller)
+      const row = await locate(caller, bookingId)
+      const { p, ticketing } = ticketingOf(caller, row.providerId, 'BOOK')
+      const fresh = await call(caller, p, 'cancel', (ctx) => ticketing.cancel(row.providerReference, ctx))
+      return present(await sync(caller, row, fresh, 'cancelled by the client'), p, fresh, customerOf(row))
+    },
+
+    /** The tickets once issued; 409 TICKET_NOT_READY (retry shortly) while any is still being issued. */
+    async tickets(bookingId: string, caller: Caller) {
+      const booking = await this.get(bookingId, caller)
+      const pending = booking.tickets.filter((t) => t.status === 'PENDING')
+      if (pending.length > 0) {
+        throw new ApiError(
+          'TICKET_NOT_READY',
+          undefined,
+          { bookingId, pendingTickets: pending.map((t) => t.ticketId), retryAfterSeconds: 5 },
+          { headers: { 'retry-after': '5' } },
+        )
+      }
+      const total: Price = booking.total
+      return { bookingId, status: booking.status, tickets: booking.tickets, total }
+    },
+  }
+}
+
+export type PublicTransportTickets = ReturnType<typeof publicTransportTickets>

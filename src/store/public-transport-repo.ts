@@ -1,0 +1,75 @@
+import { and, count, desc, eq } from 'drizzle-orm'
+import type { Db } from './db.ts'
+import { type PtBookingRow, ptBookings, type SubscriptionRow, subscriptions } from './schema.ts'
+
+/** Public-transport bookings and subscriptions, always read within one tenant and environment. */
+export function publicTransportRepo(db: Db) {
+  const mine = <T extends typeof ptBookings | typeof subscriptions>(table: T, tenantId: string, environment: string) =>
+    and(eq(table.tenantId, tenantId), eq(table.environment, environment as 'live'))
+  return {
+    async insertBooking(row: typeof ptBookings.$inferInsert): Promise<PtBookingRow | undefined> {
+      const [created] = await db
+        .insert(ptBookings)
+        .values(row)
+        .onConflictDoNothing({ target: ptBookings.tokenNonce })
+        .returning()
+      return created
+    },
+    async bookingForToken(nonce: string): Promise<boolean> {
+      const [row] = await db.select({ id: ptBookings.id }).from(ptBookings).where(eq(ptBookings.tokenNonce, nonce))
+      return !!row
+    },
+    async findBooking(tenantId: string, environment: string, id: string): Promise<PtBookingRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(ptBookings)
+        .where(and(eq(ptBookings.id, id), mine(ptBookings, tenantId, environment)))
+      return row
+    },
+    async updateBooking(
+      id: string,
+      changes: Partial<Pick<PtBookingRow, 'status' | 'record' | 'statusHistory'>>,
+      at: Date,
+    ) {
+      const [row] = await db
+        .update(ptBookings)
+        .set({ ...changes, updatedAt: at })
+        .where(eq(ptBookings.id, id))
+        .returning()
+      return row
+    },
+    async insertSubscription(row: typeof subscriptions.$inferInsert): Promise<SubscriptionRow> {
+      const [created] = await db.insert(subscriptions).values(row).returning()
+      return created
+    },
+    async findSubscription(tenantId: string, environment: string, id: string): Promise<SubscriptionRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(subscriptions)
+        .where(and(eq(subscriptions.id, id), mine(subscriptions, tenantId, environment)))
+      return row
+    },
+    async updateSubscription(id: string, changes: Partial<Pick<SubscriptionRow, 'status' | 'record'>>, at: Date) {
+      const [row] = await db
+        .update(subscriptions)
+        .set({ ...changes, updatedAt: at })
+        .where(eq(subscriptions.id, id))
+        .returning()
+      return row
+    },
+    async listSubscriptions(tenantId: string, environment: string, offset: number, limit: number) {
+      const where = mine(subscriptions, tenantId, environment)
+      const rows = await db
+        .select()
+        .from(subscriptions)
+        .where(where)
+        .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+        .offset(offset)
+        .limit(limit)
+      const [{ value }] = await db.select({ value: count() }).from(subscriptions).where(where)
+      return { rows, total: Number(value) }
+    },
+  }
+}
+
+export type PublicTransportRepo = ReturnType<typeof publicTransportRepo>
