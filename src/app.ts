@@ -13,6 +13,7 @@ import { accountRoutes } from './api/account/routes.ts'
 import { adminRoutes } from './api/admin/routes.ts'
 import { carRoutes } from './api/cars/routes.ts'
 import { micromobilityRoutes } from './api/micromobility/routes.ts'
+import { registerMultimodal } from './api/multimodal/routes.ts'
 import { operationsRoutes } from './api/operations/routes.ts'
 import { providerRoutes } from './api/providers/routes.ts'
 import { publicTransportRoutes } from './api/public-transport/routes.ts'
@@ -264,6 +265,7 @@ export async function createApp(deps: AppDeps) {
     },
     { prefix: API_PREFIX },
   )
+  await registerMultimodal(app, { registry, callProvider, vehicles: microVehicles, clock, apiPrefix: API_PREFIX })
   await app.register(async (admin) => adminRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { tenants }), {
     prefix: ADMIN_PREFIX,
   })

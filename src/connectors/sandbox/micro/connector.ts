@@ -45,12 +45,7 @@ export function createSandboxMicroConnector(
       const base = rt.fleet().list
       if (kind === 'bike') {
         const version = `${rt.signature}.0`
-        return remember(
-          ctx.environment,
-          lastUpdated,
-          () => base.map((v) => present(v, undefined, lastUpdated)),
-          version,
-        )
+        return remember(ctx.environment, version, () => base.map((v) => present(v, undefined, lastUpdated)), version)
       }
       const view = await rt.store.view(ctx.environment)
       const now = ctx.now.getTime()
@@ -70,7 +65,9 @@ export function createSandboxMicroConnector(
         }
         return vehicles
       }
-      return remember(ctx.environment, `${version}|${lastUpdated}`, build, version)
+      // One snapshot per fleet version: vehicles report the time their state last changed, and the service's
+      // spatial index (kept per version) stays valid.
+      return remember(ctx.environment, version, build, version)
     },
 
     async zones(ctx) {

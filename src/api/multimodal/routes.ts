@@ -1,0 +1,127 @@
+import type { FastifyReply } from 'fastify'
+import type { TypedApp } from '../../app.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
+import { createMultimodal, type Multimodal } from '../../domain/multimodal/index.ts'
+import type { CallProvider } from '../../domain/providers/calls.ts'
+import { callerOf } from '../../http/caller.ts'
+import { ok } from '../../http/envelope.ts'
+import { responses } from '../../http/schemas.ts'
+import { explorerRoutes } from '../explorer/routes.ts'
+import { MultimodalRequest, MultimodalResult, TILE_CONTENT_TYPE, TileParams, tileResponses } from './schemas.ts'
+
+export interface MultimodalRouteDeps {
+  multimodal: Multimodal
+  clock: () => Date
+}
+
+/**
+ * Tiles depend on the key (the tenant's providers, live or test data), so caches must keep them per key: `private`
+ * keeps shared caches (CDNs, proxies) from handing one tenant's tile to another; the browser may reuse it briefly.
+ */
+export const TILE_CACHE_CONTROL = 'private, max-age=15'
+
+const doc = (summary: string, description: string) => ({
+  tags: ['Multimodal'],
+  summary,
+  description,
+  security: [{ apiKey: [] }],
+})
+
+/** Whether an If-None-Match header names this ETag (weak or strong, in a list, or `*`). */
+export function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
+  if (!header) return false
+  const tags = [header]
+    .flat()
+    .join(',')
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+  return tags.includes('*') || tags.includes(etag)
+}
+
+function addVary(reply: FastifyReply, value: string) {
+  const current = reply.getHeader('vary')
+  const parts = new Set(
+    String(current ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+  )
+  parts.add(value)
+  reply.header('vary', [...parts].join(', '))
+}
+
+export function multimodalRoutes(app: TypedApp, { multimodal, clock }: MultimodalRouteDeps) {
+  app.post(
+    '/multimodal',
+    {
+      config: { permission: 'multimodal:read', locationFields: /^location\./ },
+      schema: {
+        ...doc(
+          'Departures, vehicles and car-sharing stations around a point (beta)',
+          'Combines public-transport departures at the nearest stops, micromobility vehicles (as POST /micromobility answers them) and car-sharing stations within `radiusMeters` (default 500, max 5000); `limit` applies per source. Each source runs under its own deadline (3 s); `sources` reports every source with `status` OK, FAILED or TIMEOUT and its `error`. One failing source never fails the request. Publishable keys allowed.',
+        ),
+        body: MultimodalRequest,
+        response: responses(MultimodalResult),
+      },
+    },
+    async (request) => ok(request, await multimodal.search(request.body, callerOf(request, clock))),
+  )
+
+  app.get(
+    '/multimodal/tiles/:z/:x/:y.mvt',
+    {
+      config: { permission: 'multimodal:read' },
+      schema: {
+        ...doc(
+          'Map tiles: vehicles, stations, stops and zones (beta)',
+          [
+            'A Mapbox Vector Tile (XYZ scheme, extent 4096) with four layers:',
+            '`vehicles` (points: `kind` VEHICLE, `id`, `provider`, `providerName`, `vehicleType`, `propulsionType`, `name`, `available`, `battery`),',
+            '`stations` (car stations: `kind` CARSHARING_STATION or CAR_RENTAL_STATION, `id`, `provider`, `providerName`, `modality`, `name`, `stationType`, `placeId`),',
+            '`stops` (public transport: `kind` STOP, `id`, `provider`, `providerName`, `name`, `mode`, `modes`, `code`, `platform`),',
+            '`zones` (polygons: `kind` ZONE, `id`, `provider`, `providerName`, `name`, `zoneKind`, `rideStartAllowed`, `rideEndAllowed`, `rideThroughAllowed`, `maximumSpeedKph`).',
+            'Low zooms stay light: zones from z 0, a sample of vehicles from z 6 (every vehicle from z 10), car stations from z 8, stops from z 12.',
+            'The data is live: `Cache-Control: private, max-age=15` and an `ETag`; a matching `If-None-Match` answers 304.',
+            'z runs 0..22 and x, y 0..2^z−1; other tile coordinates answer 400 INVALID_REQUEST. Errors use the JSON envelope.',
+            'Publishable keys allowed (Origin checked, CORS headers).',
+          ].join(' '),
+        ),
+        produces: [TILE_CONTENT_TYPE, 'application/json'],
+        params: TileParams,
+        response: tileResponses,
+      },
+    },
+    async (request, reply) => {
+      const { z, x, y } = request.params
+      const tile = await multimodal.tiles(z, x, y, callerOf(request, clock))
+      reply.header('cache-control', TILE_CACHE_CONTROL).header('etag', tile.etag)
+      addVary(reply, 'Authorization')
+      if (matchesEtag(request.headers['if-none-match'], tile.etag)) return reply.status(304).send()
+      return reply.type(TILE_CONTENT_TYPE).send(tile.bytes)
+    },
+  )
+}
+
+export interface RegisterMultimodalDeps {
+  registry: Registry
+  callProvider: CallProvider
+  /** The micromobility use case (POST /multimodal reuses its search). */
+  vehicles: ReturnType<typeof micromobilityVehicles>
+  clock: () => Date
+  /** The API prefix, `/mobility-api/v2`. */
+  apiPrefix: string
+}
+
+/** Registers POST /multimodal and the tiles under the API prefix, and the /explorer map page. */
+export async function registerMultimodal(app: TypedApp, deps: RegisterMultimodalDeps) {
+  const multimodal = createMultimodal({
+    registry: deps.registry,
+    callProvider: deps.callProvider,
+    vehicles: deps.vehicles,
+  })
+  await app.register(async (api) => multimodalRoutes(api.withTypeProvider(), { multimodal, clock: deps.clock }), {
+    prefix: deps.apiPrefix,
+  })
+  await app.register(async (root) => explorerRoutes(root, { apiPrefix: deps.apiPrefix }))
+}

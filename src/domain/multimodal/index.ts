@@ -1,0 +1,318 @@
+import {
+  MULTIMODAL_SOURCES,
+  type MultimodalItem,
+  type MultimodalRequest,
+  type MultimodalResult,
+  type MultimodalSource,
+  type SourceOutcome,
+  type SourceStatus,
+} from '../../api/multimodal/schemas.ts'
+import type { Departure, Stop } from '../../api/public-transport/schemas.ts'
+import type { Registry } from '../../connectors/registry.ts'
+import {
+  isCarConnector,
+  isPublicTransportConnector,
+  type Provider,
+  type TransitDeparture,
+  type TransitStop,
+} from '../../connectors/types.ts'
+import { ApiError, type ErrorCode, isApiError } from '../../http/errors.ts'
+import { errorMessage } from '../../platform/i18n/index.ts'
+import { placeIdFor } from '../cars/locations.ts'
+import { providerDisplay } from '../cars/present.ts'
+import type { micromobilityVehicles } from '../micromobility/vehicles.ts'
+import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { multimodalTiles } from './tiles.ts'
+
+export { MAX_TILE_ZOOM, multimodalTiles, tileBounds, validTile } from './tiles.ts'
+
+export interface MultimodalDeps {
+  registry: Registry
+  callProvider: CallProvider
+  /** The micromobility use case: POST /multimodal reuses its search. */
+  vehicles: Pick<ReturnType<typeof micromobilityVehicles>, 'search'>
+  /** Deadline of each source of POST /multimodal (default 3 s). */
+  sourceTimeoutMs?: number
+  /** Deadline of each provider call while building a tile (default 3 s). */
+  tileTimeoutMs?: number
+}
+
+export const SOURCE_TIMEOUT_MS = 3_000
+/** Stops whose departures are listed: the nearest few, so one search stays a handful of calls per provider. */
+const MAX_STOPS = 6
+const STOPS_PER_PROVIDER = 12
+
+type ProviderOutcome = SourceOutcome['providers'][number]
+interface SourceAnswer {
+  items: MultimodalItem[]
+  providers: ProviderOutcome[]
+}
+
+const statusOf = (error: unknown): Exclude<SourceStatus, 'OK'> =>
+  isApiError(error) && error.code === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED'
+const codeOf = (error: unknown): ErrorCode => (isApiError(error) ? error.code : 'PROVIDER_ERROR')
+
+/**
+ * POST /multimodal (DECISIONS "Multimodal"): public-transport departures, micromobility vehicles and car-sharing
+ * stations around one point. Each source runs under its own deadline; a source that fails or misses it is reported
+ * in `sources` and never fails the request.
+ */
+export function createMultimodal(deps: MultimodalDeps) {
+  const sourceTimeoutMs = deps.sourceTimeoutMs ?? SOURCE_TIMEOUT_MS
+  const remaining = (deadline: number) => Math.max(1, deadline - Date.now())
+  const failure = (caller: Caller, error: unknown) => {
+    const code = codeOf(error)
+    return { code, message: errorMessage(caller.language, code, isApiError(error) ? error.details?.reason : undefined) }
+  }
+  const providerFailure = (caller: Caller, p: Provider, error: unknown): ProviderOutcome => ({
+    id: p.entry.id,
+    name: p.entry.name,
+    status: statusOf(error),
+    error: failure(caller, error),
+  })
+  const providerOk = (p: Provider): ProviderOutcome => ({ id: p.entry.id, name: p.entry.name, status: 'OK' })
+
+  async function publicTransport(
+    request: Required<Pick<MultimodalRequest, 'location' | 'radiusMeters' | 'limit'>>,
+    caller: Caller,
+    deadline: number,
+  ): Promise<SourceAnswer> {
+    const { latitude, longitude } = request.location
+    const providers = eligibleProviders(deps.registry, caller, 'DEPARTURES', isPublicTransportConnector)
+    const perProvider = await Promise.all(
+      providers.map(async (p) => {
+        let stops: (TransitStop & { distanceMeters: number })[]
+        try {
+          stops = await deps.callProvider(
+            caller,
+            p,
+            'stopsNear',
+            remaining(deadline),
+            (c, ctx) => c.stopsNear(latitude, longitude, request.radiusMeters, STOPS_PER_PROVIDER, ctx),
+            true,
+          )
+        } catch (error) {
+          return { outcome: providerFailure(caller, p, error), items: [] as MultimodalItem[] }
+        }
+        // A station and its platforms: departures of a station include its platforms', so list the station only.
+        const ids = new Set(stops.map((s) => s.id))
+        const chosen = stops
+          .filter((s) => !(s.parentStation && ids.has(s.parentStation)))
+          .sort((a, b) => a.distanceMeters - b.distanceMeters || a.id.localeCompare(b.id))
+          .slice(0, MAX_STOPS)
+        const answers = await Promise.allSettled(
+          chosen.map((s) =>
+            deps.callProvider(
+              caller,
+              p,
+              'departures',
+              remaining(deadline),
+              (c, ctx) => c.departures(s.id, caller.now, request.limit, ctx),
+              true,
+            ),
+          ),
+        )
+        const failed = answers.find((a) => a.status === 'rejected')
+        if (failed && answers.every((a) => a.status === 'rejected')) {
+          return { outcome: providerFailure(caller, p, failed.reason), items: [] as MultimodalItem[] }
+        }
+        const seen = new Set<string>()
+        const items: MultimodalItem[] = []
+        answers.forEach((answer, i) => {
+          if (answer.status !== 'fulfilled') return
+          const stop = presentStop(p, chosen[i])
+          for (const d of answer.value) {
+            const key = `${d.tripId}|${d.scheduled.toISOString()}`
+            if (seen.has(key)) continue
+            seen.add(key)
+            items.push({
+              kind: 'DEPARTURE',
+              ...presentDeparture(d),
+              stop,
+              provider: { id: p.entry.id, name: p.entry.name },
+              distanceFromSearch: Math.round(chosen[i].distanceMeters),
+            })
+          }
+        })
+        return { outcome: providerOk(p), items }
+      }),
+    )
+    const at = (item: MultimodalItem) =>
+      item.kind === 'DEPARTURE' ? Date.parse(item.estimatedTime ?? item.scheduledTime) : 0
+    const items = perProvider
+      .flatMap((r) => r.items)
+      .sort((a, b) => at(a) - at(b) || a.distanceFromSearch! - b.distanceFromSearch!)
+      .slice(0, request.limit)
+    return { items, providers: perProvider.map((r) => r.outcome) }
+  }
+
+  async function micromobility(
+    request: Required<Pick<MultimodalRequest, 'location' | 'radiusMeters' | 'limit'>>,
+    caller: Caller,
+  ): Promise<SourceAnswer> {
+    const found = await deps.vehicles.search(
+      { location: request.location, radiusMeters: request.radiusMeters, limit: request.limit },
+      caller,
+    )
+    return {
+      items: found.vehicles.map((v) => ({ kind: 'VEHICLE' as const, ...v })),
+      providers: found.providers.map((p): ProviderOutcome => {
+        if (p.status === 'OK') return { id: p.id, name: p.name, status: 'OK' }
+        const code = (p.error?.code ?? (p.status === 'TIMEOUT' ? 'TIMEOUT' : 'PROVIDER_ERROR')) as ErrorCode
+        return {
+          id: p.id,
+          name: p.name,
+          status: p.status,
+          error: { code, message: errorMessage(caller.language, code) },
+        }
+      }),
+    }
+  }
+
+  async function carsharing(
+    request: Required<Pick<MultimodalRequest, 'location' | 'radiusMeters' | 'limit'>>,
+    caller: Caller,
+    deadline: number,
+  ): Promise<SourceAnswer> {
+    const providers = eligibleProviders(deps.registry, caller, 'STATIONS', isCarConnector).filter((p) =>
+      p.connector.capabilities.modalities.includes('CAR_SHARING'),
+    )
+    const area = { coordinates: request.location, radiusMeters: request.radiusMeters }
+    const answers = await Promise.allSettled(
+      providers.map((p) =>
+        deps.callProvider(caller, p, 'stations', remaining(deadline), (c, ctx) => c.stations(area, ctx), true),
+      ),
+    )
+    const items = answers
+      .flatMap((answer, i) =>
+        answer.status === 'fulfilled'
+          ? answer.value
+              .filter((s) => s.distanceMeters <= request.radiusMeters)
+              .map(({ distanceMeters, ...station }) => ({
+                kind: 'CARSHARING_STATION' as const,
+                ...station,
+                placeId: placeIdFor(station.coordinates, station.id),
+                provider: providerDisplay(providers[i]),
+                distanceFromSearch: Math.round(distanceMeters),
+              }))
+          : [],
+      )
+      .sort((a, b) => a.distanceFromSearch - b.distanceFromSearch || a.id.localeCompare(b.id))
+      .slice(0, request.limit)
+    return {
+      items,
+      providers: answers.map((answer, i) =>
+        answer.status === 'fulfilled' ? providerOk(providers[i]) : providerFailure(caller, providers[i], answer.reason),
+      ),
+    }
+  }
+
+  /** Runs one source under its own deadline; whatever happens, it answers an outcome. */
+  async function run(
+    source: MultimodalSource,
+    caller: Caller,
+    work: (deadline: number) => Promise<SourceAnswer>,
+  ): Promise<{ items: MultimodalItem[]; outcome: SourceOutcome }> {
+    const deadline = Date.now() + sourceTimeoutMs
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ApiError('TIMEOUT', undefined, { source })), sourceTimeoutMs)
+    })
+    try {
+      const answer = await Promise.race([work(deadline), timeout])
+      const failed = answer.providers.filter((p) => p.status !== 'OK')
+      // The source failed when every provider it has failed; with one provider left it still answered.
+      if (answer.providers.length > 0 && failed.length === answer.providers.length) {
+        const status = failed.every((p) => p.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED'
+        const code: ErrorCode = status === 'TIMEOUT' ? 'TIMEOUT' : 'PROVIDER_ERROR'
+        return {
+          items: [],
+          outcome: {
+            source,
+            status,
+            results: 0,
+            error: { code, message: errorMessage(caller.language, code) },
+            providers: answer.providers,
+          },
+        }
+      }
+      return {
+        items: answer.items,
+        outcome: { source, status: 'OK', results: answer.items.length, providers: answer.providers },
+      }
+    } catch (error) {
+      return {
+        items: [],
+        outcome: { source, status: statusOf(error), results: 0, error: failure(caller, error), providers: [] },
+      }
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  return {
+    async search(request: MultimodalRequest, caller: Caller): Promise<MultimodalResult> {
+      const include = new Set(request.include ?? MULTIMODAL_SOURCES)
+      const query = {
+        location: request.location,
+        radiusMeters: request.radiusMeters ?? 500,
+        limit: request.limit ?? 20,
+      }
+      const work: Record<MultimodalSource, (deadline: number) => Promise<SourceAnswer>> = {
+        PUBLIC_TRANSPORT: (deadline) => publicTransport(query, caller, deadline),
+        MICROMOBILITY: () => micromobility(query, caller),
+        CARSHARING: (deadline) => carsharing(query, caller, deadline),
+      }
+      const sources = MULTIMODAL_SOURCES.filter((s) => include.has(s))
+      const answers = await Promise.all(sources.map((source) => run(source, caller, work[source])))
+      return { results: answers.flatMap((a) => a.items), sources: answers.map((a) => a.outcome) }
+    },
+
+    tiles: multimodalTiles({
+      registry: deps.registry,
+      callProvider: deps.callProvider,
+      timeoutMs: deps.tileTimeoutMs ?? SOURCE_TIMEOUT_MS,
+    }),
+  }
+}
+
+export type Multimodal = ReturnType<typeof createMultimodal>
+
+/** Stop ids are `<providerId>:<feed stop_id>`, as GET /public-transport/stops shows them. */
+const scopedStopId = (providerId: string, stopId: string) => `${providerId}:${stopId}`
+
+function presentStop(p: Provider, s: TransitStop & { distanceMeters?: number }): Stop {
+  return {
+    stopId: scopedStopId(p.entry.id, s.id),
+    name: s.name,
+    provider: { id: p.entry.id, name: p.entry.name },
+    location: { latitude: s.latitude, longitude: s.longitude },
+    ...(s.code ? { code: s.code } : {}),
+    ...(s.platform ? { platform: s.platform } : {}),
+    ...(s.parentStation ? { parentStationId: scopedStopId(p.entry.id, s.parentStation) } : {}),
+    ...(s.wheelchairBoarding ? { wheelchairBoarding: s.wheelchairBoarding } : {}),
+    modes: s.modes,
+    ...(s.distanceMeters !== undefined ? { distanceFromSearch: Math.round(s.distanceMeters) } : {}),
+  }
+}
+
+function presentDeparture(d: TransitDeparture): Omit<Departure, 'stop'> {
+  return {
+    tripId: d.tripId,
+    line: {
+      id: d.line.routeId,
+      name: d.line.name,
+      mode: d.line.mode,
+      ...(d.line.color ? { color: d.line.color } : {}),
+      ...(d.line.textColor ? { textColor: d.line.textColor } : {}),
+      ...(d.line.agency ? { agency: d.line.agency } : {}),
+    },
+    headsign: d.headsign,
+    ...(d.platform ? { platform: d.platform } : {}),
+    scheduledTime: d.scheduled.toISOString(),
+    ...(d.estimated ? { estimatedTime: d.estimated.toISOString() } : {}),
+    ...(d.delaySeconds !== undefined ? { delaySeconds: d.delaySeconds } : {}),
+    cancelled: d.cancelled,
+    realtime: d.realtime,
+  }
+}
