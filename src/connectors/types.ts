@@ -459,12 +459,25 @@ export interface ProviderSubscription {
  */
 export interface TransitTicketing {
   offers(journey: TransitJourney, travellers: TravellerCategory[], ctx: CallContext): Promise<ProviderTicketOffer[]>
-  prebook(offerRefs: string[], ctx: CallContext): Promise<{ prebookRef: string; offers: ProviderTicketOffer[]; total: Price }>
-  book(prebookRef: string, customer: { firstName: string; lastName: string; email: string }, ctx: CallContext): Promise<ProviderTicketBooking>
+  prebook(
+    offerRefs: string[],
+    ctx: CallContext,
+  ): Promise<{ prebookRef: string; offers: ProviderTicketOffer[]; total: Price }>
+  book(
+    prebookRef: string,
+    customer: { firstName: string; lastName: string; email: string },
+    ctx: CallContext,
+  ): Promise<ProviderTicketBooking>
   getBooking(reference: string, ctx: CallContext): Promise<ProviderTicketBooking>
   cancel(reference: string, ctx: CallContext): Promise<ProviderTicketBooking>
   products(ctx: CallContext): Promise<SubscriptionProduct[]>
-  subscribe(productId: string, holder: SubscriptionHolder, startDate: string, pin: string | undefined, ctx: CallContext): Promise<ProviderSubscription>
+  subscribe(
+    productId: string,
+    holder: SubscriptionHolder,
+    startDate: string,
+    pin: string | undefined,
+    ctx: CallContext,
+  ): Promise<ProviderSubscription>
   getSubscription(reference: string, ctx: CallContext): Promise<ProviderSubscription>
   cancelSubscription(reference: string, ctx: CallContext): Promise<ProviderSubscription>
 }

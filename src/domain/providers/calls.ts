@@ -83,7 +83,11 @@ export function eligibleProviders<C extends Connector>(
       p.connector.capabilities.operations.includes(operation) &&
       // Retention NONE: searches that lead to a booking list only providers that can book without a stored
       // booking (spec 4.5); looking at stops and departures needs no booking.
-      !(caller.tenant.dataRetention === 'NONE' && BOOKING_SEARCHES.includes(operation) && p.connector.capabilities.requiresStoredBooking),
+      !(
+        caller.tenant.dataRetention === 'NONE' &&
+        BOOKING_SEARCHES.includes(operation) &&
+        p.connector.capabilities.requiresStoredBooking
+      ),
   )
 }
 

@@ -1,0 +1,295 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
+
+const ALEX = { latitude: 52.5219, longitude: 13.4132 }
+const HBF = { latitude: 52.5251, longitude: 13.3694 }
+
+describe('public transport', { skip: skipReason }, () => {
+  let h: Harness
+  let t: TenantFixture
+  before(async () => {
+    h = await startHarness()
+    t = await createTenant(h)
+  })
+  after(() => h.close())
+
+  const findStop = async (text: string) => {
+    const res = await h.api('GET', `/public-transport/stops?query=${encodeURIComponent(text)}`, t.secret)
+    assert.equal(res.status, 200, res.text)
+    assert.ok(res.body.data.stops.length > 0, `a stop for ${text}`)
+    return res.body.data.stops[0]
+  }
+  const tomorrowAt = (hour: number) => {
+    const d = new Date(h.clock().getTime() + 86_400_000)
+    d.setUTCHours(hour - 1, 0, 0, 0)
+    return d.toISOString()
+  }
+
+  it('finds stops by coordinates (nearest first, cursor pages) and by text (merged, one page)', async () => {
+    const near = await h.api(
+      'GET',
+      `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radiusMeters=2000&limit=3`,
+      t.secret,
+    )
+    assert.equal(near.status, 200, near.text)
+    const stops = near.body.data.stops
+    assert.equal(stops.length, 3)
+    assert.ok(stops[0].name.includes('Alexanderplatz'))
+    const distances = stops.map((s: any) => s.distanceFromSearch)
+    assert.deepEqual(
+      distances,
+      [...distances].sort((a: number, b: number) => a - b),
+    )
+    assert.match(stops[0].stopId, /^sandbox-transit:/)
+    assert.equal(near.body.data.pagination.hasMore, true)
+    const next = await h.api(
+      'GET',
+      `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radiusMeters=2000&limit=3&cursor=${encodeURIComponent(near.body.data.pagination.nextCursor)}`,
+      t.secret,
+    )
+    assert.ok(next.body.data.stops.every((s: any) => !stops.some((x: any) => x.stopId === s.stopId)))
+
+    const text = await h.api('GET', '/public-transport/stops?query=ALEXANDERPLATZ&limit=1', t.secret)
+    assert.equal(text.body.data.pagination.hasMore, false)
+    assert.equal(text.body.data.pagination.nextCursor, undefined)
+    assert.match(text.body.data.stops[0].name, /Alexanderplatz/)
+    const diacritics = await h.api('GET', '/public-transport/stops?query=warschauer%20strasse', t.secret)
+    assert.ok(diacritics.body.data.stops.some((s: any) => /Warschauer Stra(ß|ss)e/.test(s.name)))
+    const perProvider = await h.api(
+      'GET',
+      '/public-transport/stops?query=platz&provider=sandbox-transit&limit=1',
+      t.secret,
+    )
+    assert.equal(perProvider.status, 200)
+    assert.equal(perProvider.body.data.pagination.hasMore, true)
+    const bad = await h.api('GET', '/public-transport/stops', t.secret)
+    assert.equal(bad.status, 400)
+    const badCoord = await h.api('GET', '/public-transport/stops?latitude=91&longitude=13', t.secret)
+    assert.equal(badCoord.body.error.code, 'INVALID_LOCATION')
+  })
+
+  it('lists departures at a stop in time order', async () => {
+    const stop = await findStop('Alexanderplatz')
+    const res = await h.api(
+      'GET',
+      `/public-transport/stops/${encodeURIComponent(stop.stopId)}/departures?from=${encodeURIComponent(tomorrowAt(9))}&limit=10`,
+      t.secret,
+    )
+    assert.equal(res.status, 200, res.text)
+    const deps = res.body.data.departures
+    assert.equal(deps.length, 10)
+    const times = deps.map((d: any) => Date.parse(d.scheduledTime))
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+    )
+    assert.ok(times[0] >= Date.parse(tomorrowAt(9)))
+    assert.ok(deps.every((d: any) => d.line.name && d.headsign))
+    assert.equal((await h.api('GET', '/public-transport/stops/sandbox-transit:nope/departures', t.secret)).status, 404)
+  })
+
+  it('plans journeys with legs and ticket offers; prebook, book, tickets, cancel', async () => {
+    const from = await findStop('Hauptbahnhof')
+    const to = await findStop('Alexanderplatz')
+    const res = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'stop', stopId: from.stopId },
+      destination: { type: 'stop', stopId: to.stopId },
+      departAt: tomorrowAt(10),
+      limit: 3,
+    })
+    assert.equal(res.status, 200, res.text)
+    const journeys = res.body.data.journeys
+    assert.ok(journeys.length > 0)
+    const j = journeys[0]
+    assert.ok(Date.parse(j.departure) >= Date.parse(tomorrowAt(10)))
+    assert.ok(j.legs.some((l: any) => l.mode !== 'WALK'))
+    assert.ok(j.ticketOffers.length > 0)
+    const offer = j.ticketOffers[0]
+    assert.equal(offer.price.currency, 'EUR')
+
+    const coords = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'coordinates', coordinates: HBF },
+      destination: { type: 'address', address: 'Alexanderplatz, Berlin' },
+      departAt: tomorrowAt(10),
+    })
+    assert.equal(coords.status, 200, coords.text)
+    assert.ok(coords.body.data.journeys.length > 0)
+
+    const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
+    assert.equal(prebook.status, 200, prebook.text)
+    assert.equal(prebook.body.data.total.amount, offer.price.amount)
+    const again = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
+    assert.equal(again.status, 409)
+    const booking = await h.api('POST', '/public-transport/bookings', t.secret, {
+      prebookedOfferToken: prebook.body.data.prebookedOfferToken,
+      customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+    })
+    assert.equal(booking.status, 201, booking.text)
+    const id = booking.body.data.bookingId
+    assert.match(id, /^[A-Z2-9]{10}$/)
+    const twice = await h.api('POST', '/public-transport/bookings', t.secret, {
+      prebookedOfferToken: prebook.body.data.prebookedOfferToken,
+      customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+    })
+    assert.equal(twice.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    const notReady = await h.api('GET', `/public-transport/bookings/${id}/tickets`, t.secret)
+    assert.equal(notReady.status, 409)
+    assert.equal(notReady.body.error.code, 'TICKET_NOT_READY')
+    h.clock.advance(10_000)
+    const issued = await h.api('GET', `/public-transport/bookings/${id}/tickets`, t.secret)
+    assert.equal(issued.status, 200, issued.text)
+    assert.ok(issued.body.data.tickets.every((x: any) => x.status === 'ISSUED' && x.data))
+    const read = await h.api('GET', `/public-transport/bookings/${id}`, t.secret)
+    assert.equal(read.body.data.bookingId, id)
+    const cancel = await h.api('POST', `/public-transport/bookings/${id}/cancel`, t.secret)
+    assert.equal(cancel.status, 200, cancel.text)
+    assert.equal(cancel.body.data.status, 'CANCELLED')
+  })
+
+  it('route statuses: 400 OFFER_EXPIRED, 400 BOOKING_FAILED, 400 OPERATION_NOT_SUPPORTED', async () => {
+    const from = await findStop('Hauptbahnhof')
+    const to = await findStop('Alexanderplatz')
+    const plan = async (key: string) =>
+      (
+        await h.api('POST', '/public-transport/journeys', key, {
+          origin: { type: 'stop', stopId: from.stopId },
+          destination: { type: 'stop', stopId: to.stopId },
+          departAt: tomorrowAt(11),
+        })
+      ).body.data.journeys[0].ticketOffers[0].offerToken
+    const expiring = await plan(t.secret)
+    h.clock.advance(2 * 3600_000)
+    const expired = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [expiring] })
+    assert.equal(expired.status, 400)
+    assert.equal(expired.body.error.code, 'OFFER_EXPIRED')
+
+    const token = await plan(t.test)
+    const prebook = await h.api('POST', '/public-transport/prebook', t.test, { offerTokens: [token] })
+    const failed = await h.api(
+      'POST',
+      '/public-transport/bookings',
+      t.test,
+      {
+        prebookedOfferToken: prebook.body.data.prebookedOfferToken,
+        customer: { firstName: 'A', lastName: 'B', email: 'a@example.com' },
+      },
+      { 'x-sandbox-scenario': 'booking-fails:sandbox-transit' },
+    )
+    assert.equal(failed.status, 400)
+    assert.equal(failed.body.error.code, 'BOOKING_FAILED')
+    assert.equal((await h.api('GET', '/public-transport/bookings/ABCDEFGHJK', t.secret)).status, 404)
+  })
+
+  it('subscriptions: products, create, list, read, cancel and their error codes', async () => {
+    const products = await h.api('GET', '/public-transport/subscriptions/products', t.secret)
+    assert.equal(products.status, 200, products.text)
+    const dt = products.body.data.products.find((p: any) => p.productId === 'deutschlandticket')
+    assert.ok(dt)
+    const holder = {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@example.com',
+      dateOfBirth: '1990-12-10',
+      identification: { type: 'ID_CARD', number: 'L01X00T47' },
+    }
+    const next = new Date(h.clock().getTime())
+    const startDate = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 1)).toISOString().slice(0, 10)
+    const created = await h.api('POST', '/public-transport/subscriptions', t.secret, {
+      productId: 'deutschlandticket',
+      holder,
+      startDate,
+    })
+    assert.equal(created.status, 201, created.text)
+    const id = created.body.data.subscriptionId
+    assert.ok(!created.text.includes('L01X00T47'), 'identification numbers are masked')
+    const list = await h.api('GET', '/public-transport/subscriptions', t.secret)
+    assert.ok(list.body.data.subscriptions.some((s: any) => s.subscriptionId === id))
+    assert.equal((await h.api('GET', `/public-transport/subscriptions/${id}`, t.secret)).status, 200)
+    const unknown = await h.api('GET', '/public-transport/subscriptions/sub_AAAAAAAAAAAAAAAA', t.secret)
+    assert.equal(unknown.status, 404)
+    assert.equal(unknown.body.error.code, 'SUBSCRIPTION_NOT_FOUND')
+
+    const codes: Record<string, unknown> = {}
+    const attempt = async (body: Record<string, unknown>) =>
+      (
+        await h.api('POST', '/public-transport/subscriptions', t.secret, {
+          productId: 'deutschlandticket',
+          holder,
+          startDate,
+          ...body,
+        })
+      ).body.error?.code
+    codes.noId = await attempt({ holder: { ...holder, identification: undefined } })
+    codes.badId = await attempt({ holder: { ...holder, identification: { type: 'ID_CARD', number: 'x' } } })
+    codes.pin = await attempt({ productId: 'vbb-abo-ab' })
+    const unavailable = products.body.data.products.find((p: any) => !p.available)
+    codes.unavailable = await attempt({ productId: unavailable.productId })
+    assert.equal(codes.noId, 'INVALID_IDENTIFICATION')
+    assert.equal(codes.badId, 'INVALID_IDENTIFICATION')
+    assert.equal(codes.pin, 'PIN_REQUIRED')
+    assert.equal(codes.unavailable, 'PRODUCT_NOT_AVAILABLE')
+  })
+
+  it('subscription cancellation: withdrawn before the start, minimum term, already cancelled, expired', async () => {
+    const holder = {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@example.com',
+      dateOfBirth: '1990-12-10',
+      identification: { type: 'PASSPORT', number: 'C01X00T47' },
+    }
+    const now = new Date(h.clock().getTime())
+    const month = (offset: number) =>
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)).toISOString().slice(0, 10)
+    const create = async (startDate: string) => {
+      const res = await h.api('POST', '/public-transport/subscriptions', t.secret, {
+        productId: 'deutschlandticket',
+        holder,
+        startDate,
+      })
+      assert.equal(res.status, 201, res.text)
+      return res.body.data.subscriptionId as string
+    }
+    const cancel = (id: string) => h.api('POST', `/public-transport/subscriptions/${id}/cancel`, t.secret)
+
+    const future = await create(month(1))
+    const withdrawn = await cancel(future)
+    assert.equal(withdrawn.status, 200, withdrawn.text)
+    assert.equal(withdrawn.body.data.status, 'CANCELLED')
+    const again = await cancel(future)
+    assert.equal(again.status, 409)
+    assert.equal(again.body.error.code, 'SUBSCRIPTION_ALREADY_CANCELLED')
+
+    const current = await create(month(0))
+    const early = await cancel(current)
+    assert.equal(early.status, 422)
+    assert.equal(early.body.error.code, 'SUBSCRIPTION_NOT_CANCELLABLE')
+
+    h.clock.advance(400 * 86_400_000)
+    const read = await h.api('GET', `/public-transport/subscriptions/${future}`, t.secret)
+    assert.equal(read.status, 200)
+    const later = new Date(h.clock().getTime())
+    const expiredOne = await create(
+      new Date(Date.UTC(later.getUTCFullYear(), later.getUTCMonth(), 1)).toISOString().slice(0, 10),
+    )
+    h.clock.advance(45 * 86_400_000)
+    const ended = await cancel(expiredOne)
+    assert.equal(ended.status, 200, ended.text)
+    h.clock.advance(70 * 86_400_000)
+    const expired = await cancel(expiredOne)
+    assert.equal(expired.status, 422)
+    assert.equal(expired.body.error.code, 'SUBSCRIPTION_EXPIRED')
+    const status = await h.api('GET', `/public-transport/subscriptions/${expiredOne}`, t.secret)
+    assert.equal(status.body.data.status, 'EXPIRED')
+  })
+
+  it('retention NONE: subscriptions and ticket bookings answer 403 DATA_RETENTION_NONE; stops still work', async () => {
+    const none = await createTenant(h, { dataRetention: 'NONE' })
+    const subs = await h.api('GET', '/public-transport/subscriptions', none.secret)
+    assert.equal(subs.status, 403)
+    assert.equal(subs.body.error.code, 'DATA_RETENTION_NONE')
+    const stops = await h.api('GET', '/public-transport/stops?query=Alexanderplatz', none.secret)
+    assert.ok(stops.body.data.stops.length > 0)
+  })
+})
