@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
-import { after, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import { Redis } from 'ioredis'
 import type { TSchema } from 'typebox'
 import {
   CAR_CATEGORIES,
@@ -37,10 +35,9 @@ import {
 } from '../../src/connectors/types.ts'
 import { ApiError, type ErrorCode } from '../../src/http/errors.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
-import { redisKv } from '../../src/platform/kv/redis.ts'
 import type { Kv } from '../../src/platform/kv/types.ts'
 import { type TestClock, testClock } from '../helpers/clock.ts'
-import { REDIS_URL } from '../helpers/harness.ts'
+import { testRedis } from '../helpers/redis.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up
@@ -546,31 +543,9 @@ export function carConnectorSuite(
 
 // Both on the in-memory store (one instance) and on Redis (the state several instances share).
 
-async function redisOrSkip(): Promise<Redis | string> {
-  const redis = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 1500,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  })
-  try {
-    await redis.connect()
-    await redis.ping()
-    return redis
-  } catch (error) {
-    redis.disconnect()
-    return `Redis not reachable at ${REDIS_URL} (${(error as Error).message}): Redis runs skipped`
-  }
-}
-const redis = await redisOrSkip()
-const redisPrefix = `mas_conf_cars_${randomBytes(4).toString('hex')}:`
-after(async () => {
-  if (typeof redis === 'string') return
-  const keys = await redis.keys(`${redisPrefix}*`)
-  if (keys.length > 0) await redis.del(...keys)
-  await redis.quit()
-})
-const onRedis: KvFactory = () => redisKv(redis as Redis, `${redisPrefix}${randomBytes(4).toString('hex')}:`)
+const shared = await testRedis('cars')
+const redis = shared.skip ?? shared.redis!
+const onRedis: KvFactory = shared.kv
 
 for (const id of ['sandbox-rent', 'sandbox-share'] as const) {
   carConnectorSuite(id, (options) => build(id, options))

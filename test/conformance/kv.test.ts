@@ -1,36 +1,16 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { after, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { kvLocks } from '../../src/platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from '../../src/platform/kv/memory.ts'
 import { redisKv, redisRateLimiter } from '../../src/platform/kv/redis.ts'
 import type { Kv, RateLimiter } from '../../src/platform/kv/types.ts'
-import { REDIS_URL } from '../helpers/harness.ts'
+import { testRedis } from '../helpers/redis.ts'
 
-async function redisOrSkip(): Promise<Redis | string> {
-  const redis = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 1500,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  })
-  try {
-    await redis.connect()
-    await redis.ping()
-    return redis
-  } catch (error) {
-    redis.disconnect()
-    return `Redis not reachable at ${REDIS_URL} (${(error as Error).message}): Redis implementations skipped`
-  }
-}
-
-const redis = await redisOrSkip()
-if (typeof redis === 'string') process.stderr.write(`\n*** ${redis} ***\n\n`)
-after(async () => {
-  if (typeof redis !== 'string') await redis.quit()
-})
+const shared = await testRedis('kv')
+const redis = shared.skip ?? shared.redis!
 
 const implementations: { name: string; skip?: string; kv: () => Kv; limiter: () => RateLimiter }[] = [
   { name: 'memory', kv: () => memoryKv(), limiter: () => memoryRateLimiter() },

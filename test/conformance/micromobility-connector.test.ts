@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
-import { after, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import { Redis } from 'ioredis'
 import type { TSchema } from 'typebox'
 import { MicroVehicle, PricingPlan, Zone, ZoneRules } from '../../src/api/micromobility/schemas.ts'
 import { DeepLinks } from '../../src/api/shared/schemas.ts'
@@ -23,10 +21,9 @@ import type { Environment } from '../../src/domain/tenants/permissions.ts'
 import { ApiError, type ErrorCode } from '../../src/http/errors.ts'
 import { distanceMeters } from '../../src/platform/geo.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
-import { redisKv } from '../../src/platform/kv/redis.ts'
 import type { Kv } from '../../src/platform/kv/types.ts'
 import { type TestClock, testClock } from '../helpers/clock.ts'
-import { REDIS_URL } from '../helpers/harness.ts'
+import { testRedis } from '../helpers/redis.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up
@@ -623,31 +620,9 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
 // ---------------------------------------------------------------------------------------------------------------
 // Both providers, on the in-memory store and on Redis (the state several instances share)
 
-async function redisOrSkip(): Promise<Redis | string> {
-  const redis = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 1500,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  })
-  try {
-    await redis.connect()
-    await redis.ping()
-    return redis
-  } catch (error) {
-    redis.disconnect()
-    return `Redis not reachable at ${REDIS_URL} (${(error as Error).message}): Redis runs skipped`
-  }
-}
-const redis = await redisOrSkip()
-const redisPrefix = `mas_conf_micro_${randomBytes(4).toString('hex')}:`
-after(async () => {
-  if (typeof redis === 'string') return
-  const keys = await redis.keys(`${redisPrefix}*`)
-  if (keys.length > 0) await redis.del(...keys)
-  await redis.quit()
-})
-const onRedis: KvFactory = () => redisKv(redis as Redis, `${redisPrefix}${randomBytes(4).toString('hex')}:`)
+const shared = await testRedis('micro')
+const redis = shared.skip ?? shared.redis!
+const onRedis: KvFactory = shared.kv
 const redisSkip = typeof redis === 'string' ? redis : undefined
 
 for (const id of ['sandbox-scoot', 'sandbox-bike'] as const) {
