@@ -5,11 +5,12 @@ import { Type } from 'typebox'
 import { parse as parseYaml } from 'yaml'
 import { DEFAULT_PROVIDERS } from './default-providers.ts'
 import { gbfs } from './gbfs/index.ts'
+import { gtfs } from './gtfs/index.ts'
 import { sandbox } from './sandbox/index.ts'
 import type { ConnectorDeps, ConnectorFactory, Provider, ProviderEntry } from './types.ts'
 
 /** Every connector the service can build, by the `connector` name of the providers file. */
-export const CONNECTORS: Record<string, ConnectorFactory> = { sandbox, gbfs }
+export const CONNECTORS: Record<string, ConnectorFactory> = { sandbox, gbfs, gtfs }
 
 const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' })
 const ProviderEntrySchema = Type.Object(

@@ -70,6 +70,28 @@ export async function withKvLock<T>(kv: Kv, key: string, fn: () => Promise<T>, o
   throw new ApiError('PROVIDER_ERROR', 'The provider is busy; try again', { reason: busyReason })
 }
 
+/**
+ * A new reference such as `ST-4K9Q2Z` from the atomic counter `counterKey`, scrambled so that references do not give
+ * away how many came before; instances never collide. Should the counter have expired and restarted, references
+ * that `taken` still knows are skipped.
+ */
+export async function nextReference(
+  kv: Kv,
+  counterKey: string,
+  prefix: string,
+  taken: (reference: string) => Promise<boolean>,
+): Promise<string> {
+  const space = 36 ** 6
+  const salt = hash32(counterKey) % space
+  for (;;) {
+    const n = await kv.increment(counterKey, STATE_TTL_MS)
+    // 7_919_113 is coprime with 36^6, so the mapping is a bijection on the first 36^6 numbers.
+    const code = Number((BigInt(n) * 7_919_113n + BigInt(salt)) % BigInt(space)).toString(36)
+    const reference = `${prefix}-${code.toUpperCase().padStart(6, '0')}`
+    if (!(await taken(reference))) return reference
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Scenarios and simulation
 
@@ -96,6 +118,11 @@ export const SANDBOX_SCENARIOS = [
   {
     name: 'cancel-refused',
     description: 'The provider refuses the cancellation (BOOKING_FAILED, CANCELLATION_REFUSED).',
+  },
+  {
+    name: 'ticket-delay',
+    description:
+      'Public transport: the tickets of a booking made with this scenario stay PENDING (GET .../tickets answers TICKET_NOT_READY).',
   },
   {
     name: 'vehicle-rejects',

@@ -1,6 +1,13 @@
-import type { Capabilities, CarConnector, Connector, ConnectorFactory, MicromobilityConnector } from '../types.ts'
+import type {
+  Capabilities,
+  CarConnector,
+  ConnectorFactory,
+  MicromobilityConnector,
+  PublicTransportConnector,
+} from '../types.ts'
 import { createSandboxCarConnector } from './cars/connector.ts'
 import { createSandboxMicroConnector } from './micro/connector.ts'
+import { createSandboxTransitConnector } from './transit/connector.ts'
 
 export { SANDBOX_SCENARIOS, type SandboxScenarioName } from './common.ts'
 
@@ -114,7 +121,8 @@ const capabilitiesOf = (profile: SandboxProfile): Capabilities => {
 
 /**
  * Profiles `rent` and `share` are simulated car providers (CarConnector, see ./cars), `scoot` and `bike` simulated
- * micromobility providers (MicromobilityConnector, see ./micro); `transit` so far only declares its capabilities.
+ * micromobility providers (MicromobilityConnector, see ./micro), `transit` a simulated public-transport provider
+ * (PublicTransportConnector with ticketing, see ./transit) over the bundled Berlin GTFS feed.
  */
 export const sandbox: ConnectorFactory = (entry, deps) => {
   const options = parseSandboxOptions(entry.options)
@@ -131,5 +139,11 @@ export const sandbox: ConnectorFactory = (entry, deps) => {
       options,
     ) satisfies MicromobilityConnector
   }
-  return { capabilities } satisfies Connector
+  return createSandboxTransitConnector(
+    entry,
+    deps,
+    capabilities,
+    options,
+    new URL('./transit/feed/', import.meta.url),
+  ) satisfies PublicTransportConnector
 }

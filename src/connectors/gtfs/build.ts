@@ -1,0 +1,199 @@
+import KDBush from 'kdbush'
+import { footpaths } from './footpaths.ts'
+import { modeBit } from './map.ts'
+import { normalizeText } from './search.ts'
+import type { BuildOptions, Pattern, RawFeed, Timetable } from './timetable.ts'
+import { buildPatterns, type ExpandedTrips, expandTrips, type SortedStopTimes, sortStopTimes } from './trips.ts'
+
+/** Indexes a parsed feed into the compact timetable (see timetable.ts): stops, trips, patterns, events, footpaths. */
+
+export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timetable, 'stats'> {
+  const stops = buildStops(raw)
+  const st = sortStopTimes(raw, options.report)
+  const trips = expandTrips(raw, st, options.report)
+  const patterns = buildPatterns(st, trips)
+  const { runs: _runs, frequencyTrips: _frequencyTrips, ...tripArrays } = trips
+  const stopCount = stops.stopIds.length
+  const sp = stopPatternIndex(stopCount, patterns.patterns)
+  const events = eventIndex(stopCount, st, trips, patterns.tripPattern)
+
+  const stopModes = new Uint16Array(stopCount)
+  for (const p of patterns.patterns) {
+    const bit = modeBit(raw.routes.type[p.route])
+    for (const s of p.stops) stopModes[s] |= bit
+  }
+  for (const [parent, children] of stops.stopChildren) {
+    for (const child of children) stopModes[parent] |= stopModes[child]
+  }
+  const routable: number[] = []
+  for (let s = 0; s < stopCount; s++) if (sp.spStart[s + 1] > sp.spStart[s]) routable.push(s)
+  const routableStops = Int32Array.from(routable)
+  const fp = footpaths(raw, stops, routableStops, options)
+
+  return {
+    clock: raw.clock,
+    calendar: raw.calendar,
+    agencies: raw.agencies,
+    stopCount,
+    ...stops,
+    stopModes,
+    routableStops,
+    routableIndex: geoIndex(routableStops, stops.stopLat, stops.stopLon),
+    stopMinChange: fp.minChange,
+    routeIds: raw.routes.ids,
+    routeShortName: raw.routes.shortName,
+    routeLongName: raw.routes.longName,
+    routeType: Int32Array.from(raw.routes.type),
+    routeColor: raw.routes.color,
+    routeTextColor: raw.routes.textColor,
+    routeAgency: Int32Array.from(raw.routes.agency),
+    ...tripArrays,
+    tripPattern: patterns.tripPattern,
+    tripSlot: patterns.tripSlot,
+    stStop: st.stop,
+    stArr: st.arr,
+    stDep: st.dep,
+    stSeq: st.seq,
+    stFlags: st.flags,
+    stHeadsign: st.headsign,
+    patterns: patterns.patterns,
+    ...sp,
+    fpStart: fp.start,
+    fpTo: fp.to,
+    fpSeconds: fp.seconds,
+    fpMeters: fp.meters,
+    ...events,
+    maxTime: patterns.maxTime,
+  }
+}
+
+function geoIndex(stops: Int32Array, lat: Float64Array, lon: Float64Array): KDBush {
+  const index = new KDBush(Math.max(1, stops.length))
+  for (const s of stops) index.add(lon[s], lat[s])
+  if (stops.length === 0) index.add(0, 0)
+  return index.finish()
+}
+
+function buildStops(raw: RawFeed) {
+  const { stops } = raw
+  const n = stops.ids.length
+  const stopIndex = new Map<string, number>()
+  stops.ids.forEach((id, i) => {
+    stopIndex.set(id, i)
+  })
+  const stopParent = new Int32Array(n).fill(-1)
+  const stopChildren = new Map<number, number[]>()
+  for (let i = 0; i < n; i++) {
+    const parentId = stops.parentId[i]
+    if (!parentId) continue
+    const parent = stopIndex.get(parentId)
+    if (parent === undefined || parent === i) continue
+    stopParent[i] = parent
+    const list = stopChildren.get(parent)
+    if (list) list.push(i)
+    else stopChildren.set(parent, [i])
+  }
+  const stopWheelchair = Uint8Array.from(stops.wheelchair)
+  const stopNames = stops.names.slice()
+  for (let i = 0; i < n; i++) {
+    const parent = stopParent[i]
+    if (parent < 0) continue
+    if (stopWheelchair[i] === 0) stopWheelchair[i] = stopWheelchair[parent]
+    if (!stopNames[i]) stopNames[i] = stopNames[parent]
+  }
+  const stopLocationType = Uint8Array.from(stops.locationType)
+  const stopLat = Float64Array.from(stops.lat)
+  const stopLon = Float64Array.from(stops.lon)
+  const near: number[] = []
+  const stopSearch = new Array<string>(n).fill('')
+  const stopSearchKeys = new Array<string[]>(n)
+  for (let i = 0; i < n; i++) {
+    const type = stopLocationType[i]
+    if (type === 1 || (type === 0 && stopParent[i] < 0)) {
+      near.push(i)
+      stopSearch[i] = normalizeText(stopNames[i])
+      const code = stops.code[i]
+      stopSearchKeys[i] = code ? [normalizeText(stops.ids[i]), normalizeText(code)] : [normalizeText(stops.ids[i])]
+    }
+  }
+  const nearStops = Int32Array.from(near)
+  return {
+    stopIds: stops.ids,
+    stopIndex,
+    stopNames,
+    stopLat,
+    stopLon,
+    stopCode: stops.code,
+    stopPlatform: stops.platform,
+    stopParent,
+    stopLocationType,
+    stopWheelchair,
+    stopChildren,
+    stopSearch,
+    stopSearchKeys,
+    nearStops,
+    nearIndex: geoIndex(nearStops, stopLat, stopLon),
+  }
+}
+
+function stopPatternIndex(stopCount: number, patterns: Pattern[]) {
+  const spStart = new Int32Array(stopCount + 1)
+  for (const p of patterns) for (const s of p.stops) spStart[s + 1]++
+  for (let s = 0; s < stopCount; s++) spStart[s + 1] += spStart[s]
+  const cursor = spStart.slice(0, stopCount)
+  const spPattern = new Int32Array(spStart[stopCount])
+  const spPos = new Int32Array(spStart[stopCount])
+  patterns.forEach((p, pi) => {
+    p.stops.forEach((s, pos) => {
+      spPattern[cursor[s]] = pi
+      spPos[cursor[s]++] = pos
+    })
+  })
+  return { spStart, spPattern, spPos }
+}
+
+/** Per stop, every stop time of every running trip, sorted by departure (a Float64 key sort, no comparator). */
+function eventIndex(stopCount: number, st: SortedStopTimes, trips: ExpandedTrips, tripPattern: Int32Array) {
+  const evStart = new Int32Array(stopCount + 1)
+  for (let t = 0; t < trips.tripCount; t++) {
+    if (tripPattern[t] < 0) continue
+    const a = trips.tripSt[t]
+    for (let i = a; i < a + trips.tripLen[t]; i++) evStart[st.stop[i] + 1]++
+  }
+  for (let s = 0; s < stopCount; s++) evStart[s + 1] += evStart[s]
+  const total = evStart[stopCount]
+  const cursor = evStart.slice(0, stopCount)
+  const evTrip = new Int32Array(total)
+  const evPos = new Int32Array(total)
+  const evDep = new Int32Array(total)
+  for (let t = 0; t < trips.tripCount; t++) {
+    if (tripPattern[t] < 0) continue
+    const a = trips.tripSt[t]
+    for (let i = 0; i < trips.tripLen[t]; i++) {
+      const c = cursor[st.stop[a + i]]++
+      evTrip[c] = t
+      evPos[c] = i
+      evDep[c] = st.dep[a + i] + trips.tripOffset[t]
+    }
+  }
+  let keys = new Float64Array(0)
+  for (let s = 0; s < stopCount; s++) {
+    const a = evStart[s]
+    const n = evStart[s + 1] - a
+    if (n < 2) continue
+    if (keys.length < n) keys = new Float64Array(n * 2)
+    const view = keys.subarray(0, n)
+    for (let j = 0; j < n; j++) view[j] = evDep[a + j] * n + j
+    view.sort()
+    const tripCopy = evTrip.slice(a, a + n)
+    const posCopy = evPos.slice(a, a + n)
+    const depCopy = evDep.slice(a, a + n)
+    for (let j = 0; j < n; j++) {
+      const from = view[j] % n
+      evTrip[a + j] = tripCopy[from]
+      evPos[a + j] = posCopy[from]
+      evDep[a + j] = depCopy[from]
+    }
+  }
+  return { evStart, evTrip, evPos, evDep }
+}

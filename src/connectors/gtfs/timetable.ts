@@ -1,0 +1,222 @@
+import type KDBush from 'kdbush'
+import type { FeedClock, ServiceCalendar } from './calendar.ts'
+
+/**
+ * The compact in-memory timetable. Everything a query touches per stop time lives in typed arrays (a city feed of a
+ * million stop_times takes tens of megabytes, not gigabytes of objects); strings are interned once.
+ *
+ * - stop_times are sorted by trip and stop_sequence: trip t owns rows `tripSt[t] .. tripSt[t] + tripLen[t]`.
+ *   Trips of frequencies.txt are expanded into one trip per start time that share their template's rows and add
+ *   `tripOffset` seconds, so expansion costs a few bytes per trip, not a copy of its stop times.
+ * - Patterns (RAPTOR "routes") group the trips that serve the same stops with the same pickup/drop-off rules and
+ *   never overtake each other, with their times in one array per pattern.
+ * - Per stop, its departures sorted by time (departure boards) and the patterns through it (routing); footpaths
+ *   between stops within walking distance and from transfers.txt.
+ */
+
+export const NO_PICKUP = 1
+export const NO_DROP_OFF = 2
+export const WALK_METERS_PER_SECOND = 1.2
+
+export interface Agency {
+  id: string
+  name: string
+  url?: string
+  timezone?: string
+}
+
+export interface Pattern {
+  route: number
+  /** Stop indexes, in order. */
+  stops: Int32Array
+  /** Per position: NO_PICKUP | NO_DROP_OFF. */
+  flags: Uint8Array
+  /** Trip indexes ordered by departure; no trip overtakes an earlier one at any stop. */
+  trips: Int32Array
+  /** Per trip (in `trips` order) and position: arrival, departure (service-day seconds). */
+  times: Int32Array
+}
+
+export interface Timetable {
+  clock: FeedClock
+  calendar: ServiceCalendar
+  agencies: Agency[]
+
+  stopCount: number
+  stopIds: string[]
+  stopIndex: Map<string, number>
+  stopNames: string[]
+  stopLat: Float64Array
+  stopLon: Float64Array
+  stopCode: (string | undefined)[]
+  stopPlatform: (string | undefined)[]
+  stopParent: Int32Array
+  /** location_type: 0 stop/platform, 1 station, 2 entrance, 3 generic node, 4 boarding area. */
+  stopLocationType: Uint8Array
+  /** wheelchair_boarding 0/1/2, a platform's 0 inherited from its station. */
+  stopWheelchair: Uint8Array
+  /** Bit set of TransitModes (map.ts `modeBit`) of the routes serving the stop (stations: their platforms'). */
+  stopModes: Uint16Array
+  stopChildren: Map<number, number[]>
+  /** Normalized names of the stops a search returns (stations and stops without a station), else ''. */
+  stopSearch: string[]
+  /** Normalized stop_id and stop_code of the same stops (riders type the code on the pole, operators the id). */
+  stopSearchKeys: string[][]
+  /** Stations and stops without a station (what a map or a search shows). */
+  nearStops: Int32Array
+  nearIndex: KDBush
+  /** Stops with departures (where a journey can begin or end). */
+  routableStops: Int32Array
+  routableIndex: KDBush
+  /** Minimum change time at a stop (transfers.txt with from = to), seconds. */
+  stopMinChange: Int32Array
+
+  routeIds: string[]
+  routeShortName: string[]
+  routeLongName: string[]
+  routeType: Int32Array
+  routeColor: (string | undefined)[]
+  routeTextColor: (string | undefined)[]
+  routeAgency: Int32Array
+
+  tripCount: number
+  tripIds: string[]
+  tripsById: Map<string, number[]>
+  tripRoute: Int32Array
+  tripService: Int32Array
+  tripHeadsign: string[]
+  tripSt: Int32Array
+  tripLen: Int32Array
+  tripOffset: Int32Array
+  /** Start time of a frequency-expanded trip (service-day seconds), -1 for a scheduled trip. */
+  tripFreqStart: Int32Array
+  /** 1 when the frequency is exact_times=1. */
+  tripFreqExact: Uint8Array
+  /** -1 for trips that never run themselves (frequency templates, broken trips). */
+  tripPattern: Int32Array
+  tripSlot: Int32Array
+
+  stStop: Int32Array
+  stArr: Int32Array
+  stDep: Int32Array
+  stSeq: Int32Array
+  stFlags: Uint8Array
+  stHeadsign: Map<number, string>
+
+  patterns: Pattern[]
+  /** Per stop (CSR): the patterns through it and the position there. */
+  spStart: Int32Array
+  spPattern: Int32Array
+  spPos: Int32Array
+  /** Per stop (CSR): footpaths to other stops. */
+  fpStart: Int32Array
+  fpTo: Int32Array
+  fpSeconds: Int32Array
+  fpMeters: Int32Array
+  /** Per stop (CSR): every stop time there, ordered by departure. */
+  evStart: Int32Array
+  evTrip: Int32Array
+  evPos: Int32Array
+  evDep: Int32Array
+
+  /** The latest time of any trip, seconds (beyond 86400 for trips past midnight). */
+  maxTime: number
+  stats: TimetableStats
+}
+
+export interface TimetableStats {
+  agencies: number
+  stops: number
+  routes: number
+  trips: number
+  /** Trips after frequencies.txt is expanded. */
+  tripInstances: number
+  stopTimes: number
+  patterns: number
+  services: number
+  footpaths: number
+  frequencyTrips: number
+  loadSeconds: number
+  /** Bytes held by the typed arrays of the timetable. */
+  arrayBytes: number
+  firstServiceDay?: string
+  lastServiceDay?: string
+}
+
+/** An Int32Array that grows. */
+export class IntList {
+  data: Int32Array
+  length = 0
+
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(capacity)
+  }
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.length++] = value
+  }
+
+  toArray(): Int32Array {
+    return this.data.slice(0, this.length)
+  }
+}
+
+/** What the loader parsed, before indexing. */
+export interface RawFeed {
+  clock: FeedClock
+  calendar: ServiceCalendar
+  agencies: Agency[]
+  stops: {
+    ids: string[]
+    names: string[]
+    lat: number[]
+    lon: number[]
+    code: (string | undefined)[]
+    platform: (string | undefined)[]
+    parentId: (string | undefined)[]
+    locationType: number[]
+    wheelchair: number[]
+  }
+  routes: {
+    ids: string[]
+    agency: number[]
+    shortName: string[]
+    longName: string[]
+    type: number[]
+    color: (string | undefined)[]
+    textColor: (string | undefined)[]
+  }
+  trips: { ids: string[]; route: number[]; service: number[]; headsign: string[] }
+  frequencies: Map<number, { start: number; end: number; headway: number; exact: boolean }[]>
+  stopTimes: {
+    trip: IntList
+    seq: IntList
+    stop: IntList
+    arr: IntList
+    dep: IntList
+    flags: IntList
+    headsign: Map<number, string>
+  }
+  transfers: { from: number; to: number; type: number; minTime: number }[]
+}
+
+export interface BuildOptions {
+  transferWalkMeters: number
+  report: (file: string, message: string) => void
+}
+
+/** Bytes held by the typed arrays of a timetable (what "modest memory" is measured by). */
+export function arrayBytes(tt: Omit<Timetable, 'stats'>): number {
+  let total = 0
+  for (const value of Object.values(tt)) {
+    if (ArrayBuffer.isView(value)) total += value.byteLength
+  }
+  for (const p of tt.patterns)
+    total += p.stops.byteLength + p.flags.byteLength + p.trips.byteLength + p.times.byteLength
+  return total
+}
