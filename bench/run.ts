@@ -24,6 +24,7 @@ const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[
   { name: 'car-search', load: () => import('./car-search.ts') },
   { name: 'micro-index', load: () => import('./micro-index.ts') },
   { name: 'micro-search', load: () => import('./micro-search.ts') },
+  { name: 'gtfs', load: () => import('./gtfs.ts') },
 ]
 
 interface Ran {

@@ -35,7 +35,7 @@ import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
 import { installAuth } from './http/auth.ts'
-import { installErrorHandling } from './http/error-handler.ts'
+import { installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
@@ -101,7 +101,9 @@ export async function createApp(deps: AppDeps) {
         ? incoming
         : `${idPrefix}${(++requestCounter).toString(36).padStart(6, '0')}`
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    // Errors the router raises before a route is found (a malformed URL) get the envelope like every other.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(validatorCompiler())
   // The API speaks JSON only; any other body gets 415 rather than being read as text.

@@ -21,6 +21,8 @@ export interface CallOptions {
   idempotent?: boolean
   /** The caller's own signal (client went away). */
   signal?: AbortSignal
+  /** Which breaker and bulkhead the call counts against (default: the provider): environments stay apart. */
+  breakerKey?: string
 }
 
 export interface ResilienceOptions {
@@ -92,7 +94,7 @@ export function createResilience(options: ResilienceOptions) {
         Math.max(0, remaining),
       )
     })
-    const { breaker, bulkhead: limiter } = policies(opts.provider)
+    const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
     const attempt = () => breaker.execute(() => limiter.execute(() => fn(controller.signal)))
     const run = opts.idempotent ? retryReads.execute(attempt, controller.signal) : attempt()
     try {

@@ -61,8 +61,10 @@ export function toApiError(error: unknown): ApiError | undefined {
       return new ApiError('INVALID_REQUEST', undefined, { reason: 'EMPTY_BODY' })
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('INVALID_REQUEST', undefined, { reason: 'MALFORMED_JSON' })
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('INVALID_REQUEST', undefined, { reason: 'MALFORMED_URL' })
   }
-  if (e instanceof SyntaxError || (e as { statusCode?: number })?.statusCode === 400) {
+  if (e instanceof SyntaxError) {
     return new ApiError('INVALID_REQUEST', undefined, { reason: 'MALFORMED_JSON' })
   }
   const status = (e as { statusCode?: number })?.statusCode

@@ -54,7 +54,12 @@ export const OffsetPagination = Type.Object(
 export const OffsetQuery = Type.Object(
   {
     page: Type.Optional(
-      Type.Integer({ minimum: 0, default: 0, description: '0-indexed page; past the end answers an empty list' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        default: 0,
+        description: '0-indexed page; past the end answers an empty list',
+      }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   },

@@ -64,7 +64,7 @@ export const carBookings = pgTable(
     tokenNonce: text('token_nonce').notNull().unique(),
     /** The booking as last known: vehicle, locations, period, prices, policies, driver, upsells. */
     record: jsonb('record').$type<Record<string, unknown>>().notNull(),
-    statusHistory: jsonb('status_history').$type<{ status: string; at: string; reason?: string }[]>().notNull(),
+    statusHistory: jsonb('status_history').$type<{ status: string; time: string; reason?: string }[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -150,7 +150,7 @@ export const ptBookings = pgTable(
     status: text('status').notNull(),
     tokenNonce: text('token_nonce').notNull().unique(),
     record: jsonb('record').$type<Record<string, unknown>>().notNull(),
-    statusHistory: jsonb('status_history').$type<{ status: string; at: string; reason?: string }[]>().notNull(),
+    statusHistory: jsonb('status_history').$type<{ status: string; time: string; reason?: string }[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

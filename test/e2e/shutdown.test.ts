@@ -12,7 +12,12 @@ describe('graceful shutdown', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve
     })
+    let entered: () => void = () => {}
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve
+    })
     app.get('/slow', async () => {
+      entered()
       await gate
       return { success: true, data: {}, meta: {} }
     })
@@ -25,7 +30,7 @@ describe('graceful shutdown', () => {
       received += chunk.toString()
     })
     socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n')
-    await new Promise((r) => setTimeout(r, 100))
+    await inside
     const closing = app.close()
     await new Promise((r) => setTimeout(r, 50))
     release()
@@ -59,7 +64,12 @@ describe('graceful shutdown', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve
     })
+    let entered: () => void = () => {}
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve
+    })
     app.get('/slow', async () => {
+      entered()
       await gate
       return { success: true, data: { done: true }, meta: {} }
     })
@@ -67,7 +77,8 @@ describe('graceful shutdown', () => {
     const [base] = await listenAll(h)
 
     const inFlight = fetch(`${base}/slow`).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
-    await new Promise((r) => setTimeout(r, 50))
+    // Close only once the request is really being handled (a loaded machine may take a while to get there).
+    await inside
     const closing = app.close()
     try {
       await new Promise((r) => setTimeout(r, 50))

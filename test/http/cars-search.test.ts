@@ -306,6 +306,25 @@ describe('POST /cars', { skip: skipReason }, () => {
     assert.ok(partial.body.data.offers.every((o: any) => o.provider.id === 'sandbox-rent'))
   })
 
+  it('stops asking a provider that keeps failing, so paging ends', async () => {
+    const scenario = { 'x-sandbox-scenario': 'provider-error:sandbox-share,provider-error:sandbox-rent' }
+    let res = await searchCars(h, t.test, { limit: 100 }, scenario)
+    let pages = 1
+    while (res.body.data.pagination.hasMore && pages < 10) {
+      res = await h.api(
+        'POST',
+        '/cars',
+        t.test,
+        { pickup: near(), dates: period(h), limit: 100, cursor: res.body.data.pagination.nextCursor },
+        scenario,
+      )
+      assert.equal(res.status, 200)
+      pages++
+    }
+    assert.equal(res.body.data.pagination.hasMore, false)
+    assert.ok(pages <= 3, `${pages} pages`)
+  })
+
   it('honours X-Sandbox-Scenario for test keys only', async () => {
     const live = await searchCars(h, t.secret, { limit: 100 }, { 'x-sandbox-scenario': 'provider-error:sandbox-share' })
     assert.ok(live.body.data.providers.every((p: any) => p.status === 'OK'))

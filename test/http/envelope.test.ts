@@ -42,6 +42,16 @@ describe('envelope and errors', { skip: skipReason }, () => {
     }
   })
 
+  it('answers a malformed URL and huge page numbers in the envelope', async () => {
+    const bad = await h.request({ url: '/mobility-api/v2/cars/bookings/%ZZ', key: t.secret })
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.error.code, 'INVALID_REQUEST')
+    assert.equal(bad.body.error.details.reason, 'MALFORMED_URL')
+    const page = await h.api('GET', '/mobility-providers?page=1e300', t.secret)
+    assert.equal(page.status, 400)
+    assert.equal(page.body.error.code, 'INVALID_REQUEST')
+  })
+
   it('answers a wrong method with 405, the Allow header and the envelope', async () => {
     const res = await h.api('DELETE', '/auth/check', t.secret)
     assert.equal(res.status, 405)

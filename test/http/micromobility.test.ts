@@ -257,6 +257,9 @@ describe('micromobility trips', { skip: skipReason }, () => {
       assert.equal(res.body.error.code, 'PROVIDER_ERROR')
     }
     assert.equal((await trips(t.secret, { action: 'START', tripId: trip.tripId })).body.error.code, 'PROVIDER_ERROR')
+    const cancelEnded = await h.api('POST', `/micromobility/trips/${trip.tripId}/cancel`, t.secret)
+    assert.equal(cancelEnded.status, 500)
+    assert.equal(cancelEnded.body.error.code, 'PROVIDER_ERROR')
   })
 
   it('a reservation that runs out becomes CANCELLED with RESERVATION_EXPIRED and the vehicle is released', async () => {
@@ -281,8 +284,10 @@ describe('micromobility trips', { skip: skipReason }, () => {
     assert.equal(cancelled.status, 200)
     assert.equal(cancelled.body.data.status, 'CANCELLED')
     assert.equal(cancelled.body.data.priceBreakdown, undefined)
+    // A cancelled trip is over: spec 7.1 answers PROVIDER_ERROR for a trip that already ended.
     const again = await h.api('POST', `/micromobility/trips/${reserved.body.data.tripId}/cancel`, short.secret)
-    assert.equal(again.status, 400)
+    assert.equal(again.status, 500)
+    assert.equal(again.body.error.code, 'PROVIDER_ERROR')
   })
 
   it('starts without reservation; keeps userLocation at most 24 hours', async () => {
@@ -296,6 +301,7 @@ describe('micromobility trips', { skip: skipReason }, () => {
     await runJobs()
     const read = await h.api('GET', `/micromobility/trips/${started.body.data.tripId}`, t.secret)
     assert.equal(read.body.data.userLocation, undefined)
+    assert.notDeepEqual(read.body.data.startLocation, userLocation, 'the vehicle position replaces the rider position')
     const rows = await h.runtimes[0].store.db.execute(
       `SELECT user_location FROM micromobility_trips WHERE id = '${started.body.data.tripId}'` as never,
     )
@@ -328,9 +334,13 @@ describe('micromobility trips', { skip: skipReason }, () => {
     assert.equal(noTrip.body.error.code, 'FORBIDDEN')
     const v2 = await scooter(t.secret, 5)
     h.clock.advance(6 * 60_000)
+    // Spec 7.1: on trips an expired vehicle token is NOT_FOUND; GET /micromobility/vehicles/{token} says OFFER_EXPIRED.
     const expired = await trips(t.secret, { action: 'START', vehicleToken: v2.vehicleToken })
-    assert.equal(expired.status, 400)
-    assert.equal(expired.body.error.code, 'OFFER_EXPIRED')
+    assert.equal(expired.status, 404)
+    assert.equal(expired.body.error.code, 'NOT_FOUND')
+    const byToken = await h.api('GET', `/micromobility/vehicles/${encodeURIComponent(v2.vehicleToken)}`, t.secret)
+    assert.equal(byToken.status, 400)
+    assert.equal(byToken.body.error.code, 'OFFER_EXPIRED')
   })
 
   it('a vehicle that rejects a command: the action is accepted, then shows FAILED; the trip state stays', async () => {

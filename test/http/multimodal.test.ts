@@ -379,7 +379,9 @@ describe('multimodal departures from a public-transport connector', () => {
     now,
     scenarios: [],
   } as unknown as Caller
-  const vehicles = { search: async () => ({ vehicles: [], pagination: { hasMore: false as const }, providers: [] }) }
+  const vehicles = {
+    search: async () => ({ results: [], vehicles: [], pagination: { hasMore: false as const }, providers: [] }),
+  }
 
   it('lists the next departures of the nearest stops in time order, a station once with its platforms', async () => {
     const multimodal = createMultimodal({ registry: registryOf([provider('transit')]), callProvider, vehicles })

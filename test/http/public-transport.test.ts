@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
 
@@ -291,5 +294,64 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(subs.body.error.code, 'DATA_RETENTION_NONE')
     const stops = await h.api('GET', '/public-transport/stops?query=Alexanderplatz', none.secret)
     assert.ok(stops.body.data.stops.length > 0)
+    const stopId = stops.body.data.stops[0].stopId
+    const journey = await h.api('POST', '/public-transport/journeys', none.secret, {
+      origin: { type: 'stop', stopId },
+      destination: { type: 'coordinates', coordinates: HBF },
+    })
+    assert.equal(journey.status, 403)
+    assert.equal(journey.body.error.code, 'DATA_RETENTION_NONE')
+    const badCoords = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'coordinates', coordinates: { latitude: 100, longitude: 13 } },
+      destination: { type: 'stop', stopId },
+    })
+    assert.equal(badCoords.body.error.code, 'INVALID_LOCATION')
+  })
+})
+
+describe('public transport: a provider that lacks an operation', { skip: skipReason }, () => {
+  let h: Harness
+  let t: TenantFixture
+  before(async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'providers-')), 'providers.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          {
+            id: 'transit-no-sales',
+            name: 'Transit without sales',
+            connector: 'sandbox',
+            environments: ['live'],
+            options: { profile: 'transit', disabledOperations: ['BOOK'] },
+          },
+        ],
+      }),
+    )
+    h = await startHarness({ env: { PROVIDERS_FILE: file } })
+    t = await createTenant(h)
+  })
+  after(() => h.close())
+
+  it('400 OPERATION_NOT_SUPPORTED when booking with a provider that cannot book', async () => {
+    const search = async (q: string) =>
+      (await h.api('GET', `/public-transport/stops?query=${q}`, t.secret)).body.data.stops[0].stopId
+    const departAt = new Date(h.clock().getTime() + 86_400_000)
+    departAt.setUTCHours(9, 0, 0, 0)
+    const plan = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'stop', stopId: await search('Hauptbahnhof') },
+      destination: { type: 'stop', stopId: await search('Alexanderplatz') },
+      departAt: departAt.toISOString(),
+    })
+    assert.equal(plan.status, 200, plan.text)
+    const offer = plan.body.data.journeys[0].ticketOffers[0]
+    const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
+    assert.equal(prebook.status, 200, prebook.text)
+    const booking = await h.api('POST', '/public-transport/bookings', t.secret, {
+      prebookedOfferToken: prebook.body.data.prebookedOfferToken,
+      customer: { firstName: 'A', lastName: 'B', email: 'a@example.com' },
+    })
+    assert.equal(booking.status, 400)
+    assert.equal(booking.body.error.code, 'OPERATION_NOT_SUPPORTED')
   })
 })

@@ -101,7 +101,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
   app.post(
     '/cars/prebook',
     {
-      config: { permission: 'cars:booking:write', statusOverrides: { INTERNAL_ERROR: 409 } },
+      config: { permission: 'cars:booking:write' },
       schema: {
         ...doc(
           'Prebook an offer',

@@ -329,7 +329,8 @@ export const OfferTokenBody = Type.Object(
 
 export const OfferDetails = Type.Object(
   {
-    offer: CarOffer,
+    ...CarOffer.properties,
+    offer: Type.Intersect([CarOffer], { description: 'The same offer as the top-level fields' }),
     cancellationPolicy: CancellationPolicy,
     changePolicies: Type.Array(ChangeTypePolicy),
     pickupRequirements: Type.Array(PickupRequirement),
@@ -409,7 +410,7 @@ export type BookingCreate = Static<typeof BookingCreate>
 
 export const StatusChange = Type.Object({
   status: enumOf(BOOKING_STATUSES),
-  at: DateTime,
+  time: DateTime,
   reason: Type.Optional(Type.String()),
 })
 

@@ -61,7 +61,8 @@ export const MicroSearchRequest = Type.Object(
 export type MicroSearchRequest = Static<typeof MicroSearchRequest>
 
 export const MicroSearchResult = Type.Object({
-  vehicles: Type.Array(MicroVehicle),
+  results: Type.Array(MicroVehicle, { description: 'The vehicles, nearest first' }),
+  vehicles: Type.Array(MicroVehicle, { description: 'The same list as `results`' }),
   pagination: CursorPagination,
   providers: Type.Array(
     Type.Object({

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { enumOf, LocationSearch, Price } from '../shared/schemas.ts'
+import { enumOf, type LocationSearch, LocationSearchBranches, Price } from '../shared/schemas.ts'
 
 export const TRANSIT_MODES = [
   'WALK',
@@ -151,10 +151,19 @@ const StopPlace = Type.Object(
   { additionalProperties: false },
 )
 
+/** A stop of a provider, or a LocationSearch; discriminated by `type`, so errors name the chosen branch only. */
+const JourneyEnd = Type.Unsafe<Static<typeof StopPlace> | Static<typeof LocationSearch>>({
+  title: 'JourneyEnd',
+  type: 'object',
+  required: ['type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: [StopPlace, ...LocationSearchBranches],
+})
+
 export const JourneyRequest = Type.Object(
   {
-    origin: Type.Union([StopPlace, LocationSearch]),
-    destination: Type.Union([StopPlace, LocationSearch]),
+    origin: JourneyEnd,
+    destination: JourneyEnd,
     departAt: Type.Optional(DateTime),
     arriveBy: Type.Optional(DateTime),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 5 })),
@@ -234,7 +243,7 @@ export const PtBooking = Type.Object(
     tickets: Type.Array(Ticket),
     cancellation: Type.Optional(Type.Object({ cancelledAt: DateTime, fee: Price, refund: Price })),
     statusHistory: Type.Array(
-      Type.Object({ status: Type.String(), at: DateTime, reason: Type.Optional(Type.String()) }),
+      Type.Object({ status: Type.String(), time: DateTime, reason: Type.Optional(Type.String()) }),
     ),
     createdAt: DateTime,
     updatedAt: DateTime,

@@ -101,7 +101,7 @@ const Walking = Type.Number({
   description: 'Minutes of walking (alternative to radiusMeters)',
 })
 
-const LocationSearchBranches = [
+export const LocationSearchBranches = [
   Type.Object(
     {
       type: Type.Literal('coordinates'),

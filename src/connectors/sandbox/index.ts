@@ -72,6 +72,8 @@ export interface SandboxOptions {
   fleetSize?: number
   /** Micromobility profiles: another seed gives another deterministic fleet (default: the provider id). */
   seed?: string | number
+  /** Operations this provider pretends not to offer (to try how clients handle a provider lacking one). */
+  disabledOperations?: string[]
 }
 
 export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxOptions {
@@ -101,21 +103,31 @@ export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxO
   ) {
     throw new Error('options.seed must be a number or a non-empty string')
   }
+  const disabled = raw.disabledOperations
+  if (disabled !== undefined && !(Array.isArray(disabled) && disabled.every((o) => typeof o === 'string'))) {
+    throw new Error('options.disabledOperations must be a list of operation names')
+  }
+  const unknown = ((disabled as string[] | undefined) ?? []).filter(
+    (o) => !(SANDBOX_PROFILES[profile as SandboxProfile].operations as readonly string[]).includes(o),
+  )
+  if (unknown.length > 0)
+    throw new Error(`options.disabledOperations: ${unknown.join(', ')} not offered by profile ${profile}`)
   return {
     profile: profile as SandboxProfile,
     latencyMs,
     failureRate,
+    ...(disabled === undefined ? {} : { disabledOperations: disabled as string[] }),
     ...(fleetSize === undefined ? {} : { fleetSize }),
     ...(seed === undefined ? {} : { seed }),
   }
 }
 
-const capabilitiesOf = (profile: SandboxProfile): Capabilities => {
+const capabilitiesOf = (profile: SandboxProfile, disabled: string[] = []): Capabilities => {
   const capabilities = SANDBOX_PROFILES[profile]
   return {
     ...capabilities,
     modalities: [...capabilities.modalities],
-    operations: [...capabilities.operations],
+    operations: capabilities.operations.filter((o) => !disabled.includes(o)),
   } as Capabilities
 }
 
@@ -126,7 +138,7 @@ const capabilitiesOf = (profile: SandboxProfile): Capabilities => {
  */
 export const sandbox: ConnectorFactory = (entry, deps) => {
   const options = parseSandboxOptions(entry.options)
-  const capabilities = capabilitiesOf(options.profile)
+  const capabilities = capabilitiesOf(options.profile, options.disabledOperations)
   if (options.profile === 'rent' || options.profile === 'share') {
     return createSandboxCarConnector(options.profile, entry, deps, capabilities, options) satisfies CarConnector
   }

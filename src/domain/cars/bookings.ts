@@ -24,6 +24,8 @@ import { presentOffer, providerDisplay } from './present.ts'
 const BOOKING_BUDGET_MS = 25_000
 const READ_BUDGET_MS = 10_000
 const LOCK_MS = 60_000
+/** How long a booking attempt waits for a concurrent attempt on the same token. */
+const LOCK_WAIT_MS = 30_000
 const MARKER_GRACE_MS = 24 * 3600 * 1000
 
 export interface BookingNotifier {
@@ -46,6 +48,14 @@ export interface BookingDeps {
 const zr1Context = (caller: Caller) => `zr1|${caller.tenant.id}|${caller.environment}`
 
 export function carBookings(deps: BookingDeps) {
+  /** Takes a lock, waiting up to a few seconds for another holder to finish. */
+  const acquire = async (lock: string, owner: string) => {
+    for (let waited = 0; waited < LOCK_WAIT_MS; waited += 50) {
+      if (await deps.kv.setIfAbsent(lock, owner, LOCK_MS)) return true
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return false
+  }
   const provider = (caller: Caller, id: string) => requireProvider(deps.registry, caller, id, isCarConnector)
   const call = <T>(
     caller: Caller,
@@ -96,7 +106,7 @@ export function carBookings(deps: BookingDeps) {
     if (fresh.status !== row.status)
       history.push({
         status: fresh.status,
-        at: caller.now.toISOString(),
+        time: caller.now.toISOString(),
         ...(changes.reason ? { reason: changes.reason } : {}),
       })
     const record = presentBooking(row.id, p, fresh, 'STANDARD', {
@@ -130,12 +140,15 @@ export function carBookings(deps: BookingDeps) {
       )
       const p = provider(caller, claim.p)
       const { offer, terms } = await call(caller, p, 'offerDetails', (c, ctx) => c.offerDetails(claim.r, ctx), true)
+      const presented = presentOffer({ providerId: p.entry.id, offer }, p, caller, deps.offerTokens, {
+        ttlSeconds: deps.offerTokenTtlSeconds,
+        withPrice: claim.k,
+        nonce: claim.n,
+      })
+      // DECISIONS: "answers the offer with a fresh token plus …": the offer's fields at the top, and as `offer`.
       return {
-        offer: presentOffer({ providerId: p.entry.id, offer }, p, caller, deps.offerTokens, {
-          ttlSeconds: deps.offerTokenTtlSeconds,
-          withPrice: claim.k,
-          nonce: claim.n,
-        }),
+        ...presented,
+        offer: presented,
         cancellationPolicy: terms.cancellationPolicy,
         changePolicies: terms.changePolicies,
         pickupRequirements: terms.pickupRequirements,
@@ -164,9 +177,17 @@ export function carBookings(deps: BookingDeps) {
       if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) {
         if (await deps.kv.get(used))
           throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
-        throw new ApiError('INTERNAL_ERROR', undefined, { reason: 'PREBOOK_IN_PROGRESS', retryable: true })
+        // Spec 7.2: 409 INTERNAL_ERROR means "another request is prebooking this offer; retry".
+        throw new ApiError(
+          'INTERNAL_ERROR',
+          undefined,
+          { reason: 'PREBOOK_IN_PROGRESS', retryable: true },
+          { status: 409 },
+        )
       }
       try {
+        if (await deps.kv.get(used))
+          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
         const p = provider(caller, claim.p)
         const answer = await call(caller, p, 'prebook', (c, ctx) =>
           c.prebook(claim.r, { accessMethod: input.accessMethod, upsells: input.upsells ?? [] }, ctx),
@@ -220,7 +241,17 @@ export function carBookings(deps: BookingDeps) {
         new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { prebookedOfferToken: 'a booking exists for this token' })
       const lock = `cars:book-lock:${claim.n}`
       const owner = `${caller.now.getTime()}-${Math.random()}`
-      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) throw alreadyUsed()
+      // A concurrent attempt on another request or instance: wait for it to settle, then answer from its outcome
+      // (a failed attempt leaves the token usable, so ALREADY_USED only once a booking exists).
+      if (!(await acquire(lock, owner))) {
+        if ((await deps.kv.get(used)) || (await deps.repo.existsForToken(claim.n))) throw alreadyUsed()
+        throw new ApiError(
+          'INTERNAL_ERROR',
+          undefined,
+          { reason: 'BOOKING_IN_PROGRESS', retryable: true },
+          { status: 409 },
+        )
+      }
       try {
         if ((await deps.kv.get(used)) || (await deps.repo.existsForToken(claim.n))) throw alreadyUsed()
         const p = provider(caller, claim.p)
@@ -239,7 +270,7 @@ export function carBookings(deps: BookingDeps) {
           booking = presentBooking(bookingId, p, booked, 'NONE')
         } else {
           const id = newBookingId()
-          const history = [{ status: booked.status, at: caller.now.toISOString(), reason: 'created' }]
+          const history = [{ status: booked.status, time: caller.now.toISOString(), reason: 'created' }]
           const extras: StoredExtras = {
             driver: input.driver,
             offerPrice,

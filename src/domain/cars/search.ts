@@ -25,6 +25,8 @@ import {
 export const SESSION_TTL_MS = 30 * 60 * 1000
 /** A session keeps the best offers in the chosen order, up to this many (10 pages of 20): bounded memory per search. */
 export const MAX_SESSION_OFFERS = 200
+/** A provider that failed is asked again on the next pages, at most this many times. */
+export const MAX_RETRIES = 2
 
 export interface SearchDeps {
   registry: Registry
@@ -49,6 +51,8 @@ interface Session {
   }
   pool: PooledOffer[]
   pending: string[]
+  /** How often each pending provider was asked again; after MAX_RETRIES it is given up, so paging ends. */
+  retries: Record<string, number>
   ranges: AxisRanges
   bestTaken: boolean
   searchedPeriod: { start: string; end: string }
@@ -118,7 +122,7 @@ export function carSearch(deps: SearchDeps) {
         if (!stored)
           throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
         // A copy: the memory store hands out the stored object itself.
-        session = { ...stored, pool: [...stored.pool], pending: [...stored.pending] }
+        session = { ...stored, pool: [...stored.pool], pending: [...stored.pending], retries: { ...stored.retries } }
         sessionId = claim.s
       }
     }
@@ -163,6 +167,7 @@ export function carSearch(deps: SearchDeps) {
         query: { ...query, start: start.toISOString(), end: end.toISOString() },
         pool: sortOffers(fresh, sortBy).slice(0, MAX_SESSION_OFFERS),
         pending,
+        retries: {},
         ranges,
         bestTaken,
         searchedPeriod: searchedPeriod ?? { start: start.toISOString(), end: end.toISOString() },
@@ -178,7 +183,8 @@ export function carSearch(deps: SearchDeps) {
         recommend(fresh, s.ranges, true)
         s.pool = sortOffers([...s.pool, ...fresh], sortBy).slice(0, MAX_SESSION_OFFERS)
       }
-      s.pending = pending
+      for (const id of pending) s.retries[id] = (s.retries[id] ?? 0) + 1
+      s.pending = pending.filter((id) => s.retries[id] < MAX_RETRIES)
     }
 
     const s = session!

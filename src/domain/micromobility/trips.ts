@@ -25,6 +25,8 @@ interface TripDetails {
   pricingPlan?: PricingPlan
   reservedAt?: string
   startLocation?: { latitude: number; longitude: number }
+  /** Where the vehicle reported itself at start (kept after the rider's location is erased). */
+  vehicleStartLocation?: { latitude: number; longitude: number }
   endLocation?: { latitude: number; longitude: number }
   cancelledAt?: string
   cancellationReason?: Trip['cancellationReason']
@@ -101,7 +103,12 @@ export function micromobilityTrips(deps: TripsDeps) {
       ...(row.startedAt ? { startedAt: row.startedAt.toISOString() } : {}),
       ...(row.endedAt ? { endedAt: row.endedAt.toISOString() } : {}),
       ...(d.cancelledAt ? { cancelledAt: d.cancelledAt, cancellationReason: d.cancellationReason } : {}),
-      ...(d.startLocation ? { startLocation: d.startLocation } : {}),
+      // The rider's position stands as start location only while it may be kept (24 hours).
+      ...(showLocation || !d.vehicleStartLocation
+        ? d.startLocation
+          ? { startLocation: d.startLocation }
+          : {}
+        : { startLocation: d.vehicleStartLocation }),
       ...(d.endLocation ? { endLocation: d.endLocation } : {}),
       ...(showLocation ? { userLocation: row.userLocation! } : {}),
       duration: minutesOf(row, now),
@@ -171,7 +178,8 @@ export function micromobilityTrips(deps: TripsDeps) {
       throw new ApiError('INVALID_REQUEST', undefined, {
         vehicleToken: `is required to ${action.toLowerCase()} without a reservation`,
       })
-    const claim = deps.vehicleTokens.open(caller, request.vehicleToken)
+    // Spec 7.1: on trips an expired or invalid vehicle token is 404 NOT_FOUND (400 OFFER_EXPIRED is GET vehicle's).
+    const claim = deps.vehicleTokens.open(caller, request.vehicleToken, 'vehicleToken', 'NOT_FOUND')
     const { provider, vehicle } = await deps.vehicles.resolve(caller, claim.p, claim.v)
     const p = provider as MicroProvider
     const trips = tripsOf(p)
@@ -222,6 +230,7 @@ export function micromobilityTrips(deps: TripsDeps) {
       details: {
         ...details,
         startLocation: request.userLocation ? pick(request.userLocation) : started.location,
+        vehicleStartLocation: started.location,
       } as unknown as Record<string, unknown>,
       startedAt: now,
       ...userLocation(request, now),
@@ -339,7 +348,17 @@ export function micromobilityTrips(deps: TripsDeps) {
   deps.jobs.register(JOB_ERASE, async (payload) => {
     const row = await repo.findById(String(payload.tripId))
     if (!row?.userLocation || !row.userLocationUntil || row.userLocationUntil.getTime() > clock().getTime()) return
-    await repo.update(row, { userLocation: null, userLocationUntil: null }, clock())
+    // The rider's position was also the start location: the vehicle's own position replaces it.
+    const d = row.details as unknown as TripDetails
+    await repo.update(
+      row,
+      {
+        userLocation: null,
+        userLocationUntil: null,
+        details: { ...d, startLocation: d.vehicleStartLocation } as unknown as Record<string, unknown>,
+      },
+      clock(),
+    )
   })
 
   return {
@@ -372,7 +391,10 @@ export function micromobilityTrips(deps: TripsDeps) {
           providerReference: started.reference,
           ...userLocation(request, caller.now),
         },
-        { startLocation: request.userLocation ? pick(request.userLocation) : started.location },
+        {
+          startLocation: request.userLocation ? pick(request.userLocation) : started.location,
+          vehicleStartLocation: started.location,
+        },
       )
       await scheduleErase(updated)
       return present(updated, caller.now)
@@ -420,6 +442,7 @@ export function micromobilityTrips(deps: TripsDeps) {
 
     async cancel(tripId: string, caller: Caller) {
       const row = await load(caller, tripId)
+      if (row.status === 'COMPLETED' || row.status === 'CANCELLED') throw ended(row)
       if (row.status !== 'RESERVED') {
         throw new ApiError('INVALID_REQUEST', undefined, {
           reason: 'INVALID_TRIP_STATE',

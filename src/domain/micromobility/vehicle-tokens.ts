@@ -22,15 +22,26 @@ export function vehicleTokens(tokens: TokenCipher) {
         tokenValidUntil: validUntil.toISOString(),
       }
     },
-    /** NOT_FOUND for a token that is not one of ours (spec 7.1); 400 OFFER_EXPIRED once it has run out. */
-    open(caller: Caller, token: string, field = 'vehicleToken'): VehicleClaim {
+    /** The claim of a well-formed token of this key, expired or not; undefined otherwise. */
+    peek(caller: Caller, token: string): VehicleClaim | undefined {
+      const claim = tokens.open<VehicleClaim>(context(caller), token)
+      return claim && typeof claim.p === 'string' && typeof claim.v === 'string' ? claim : undefined
+    },
+    /** NOT_FOUND for a token that is not one of ours (spec 7.1); `expired` (OFFER_EXPIRED by default) once it ran out. */
+    open(
+      caller: Caller,
+      token: string,
+      field = 'vehicleToken',
+      expired: 'OFFER_EXPIRED' | 'NOT_FOUND' = 'OFFER_EXPIRED',
+    ): VehicleClaim {
       const claim = tokens.open<VehicleClaim>(context(caller), token)
       if (!claim || typeof claim.p !== 'string' || typeof claim.v !== 'string') {
         throw new ApiError('NOT_FOUND', undefined, { [field]: 'is not a valid vehicle token for this key' })
       }
       if (claim.x <= caller.now.getTime()) {
-        throw new ApiError('OFFER_EXPIRED', undefined, {
+        throw new ApiError(expired, undefined, {
           [field]: 'has expired; search again',
+          reason: 'VEHICLE_TOKEN_EXPIRED',
           tokenValidUntil: new Date(claim.x).toISOString(),
         })
       }

@@ -126,8 +126,11 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       found.sort((a, b) => a.d - b.d || a.v.vehicleId.localeCompare(b.v.vehicleId))
       const page = found.slice(offset, offset + limit)
       const hasMore = found.length > offset + limit
+      const results = page.map(({ p, v, d }) => present(caller, p, v, d))
       return {
-        vehicles: page.map(({ p, v, d }) => present(caller, p, v, d)),
+        // Spec 2.1 names `results` among the list keys; `vehicles` says the same for readers of this endpoint.
+        results,
+        vehicles: results,
         pagination: hasMore
           ? { hasMore, nextCursor: deps.tokens.seal(cursorContext(caller), { o: offset + limit, h }) }
           : { hasMore },
@@ -142,6 +145,9 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
     },
 
     async byId(vehicleId: string, caller: Caller, vehicleToken?: string): Promise<MicroVehicle> {
+      // The path may carry a vehicle token instead of an id: an expired one answers OFFER_EXPIRED (spec 4.4).
+      if (deps.vehicleTokens.peek(caller, vehicleId))
+        vehicleId = deps.vehicleTokens.open(caller, vehicleId, 'vehicleId').v
       if (vehicleToken) {
         const claim = deps.vehicleTokens.open(caller, vehicleToken)
         if (claim.v !== vehicleId)

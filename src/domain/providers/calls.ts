@@ -51,16 +51,21 @@ export function providerCaller(resilience: Resilience) {
   ): Promise<T> {
     const id = provider.entry.id
     const timesOut = caller.scenarios.some((s) => s.name === 'provider-timeout' && s.target === id)
+    // Failures a test asked for never open the breaker that live (or other test) traffic relies on.
+    const staged = caller.scenarios.some((s) => !s.target || s.target === id)
+    const breakerKey = `${id}|${caller.environment}${staged ? '|scenario' : ''}`
     const deadline = Date.now() + (timesOut ? Math.min(budgetMs, SCENARIO_TIMEOUT_MS) : budgetMs)
-    return resilience.call({ provider: id, operation, deadline, idempotent, signal: caller.signal }, (signal) =>
-      fn(provider.connector, {
-        signal,
-        now: caller.now,
-        language: caller.language,
-        tenantId: caller.tenant.id,
-        environment: caller.environment,
-        scenarios: caller.scenarios,
-      }),
+    return resilience.call(
+      { provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey },
+      (signal) =>
+        fn(provider.connector, {
+          signal,
+          now: caller.now,
+          language: caller.language,
+          tenantId: caller.tenant.id,
+          environment: caller.environment,
+          scenarios: caller.scenarios,
+        }),
     )
   }
 }

@@ -19,7 +19,8 @@ export function toProviderRecord(provider: Provider): ProviderRecord {
     id: entry.id,
     name: entry.name,
     status: provider.status,
-    ...(provider.error ? { statusMessage: provider.error } : {}),
+    // The cause (paths, feed addresses) stays in the operator's log; tenants see that the provider is down.
+    ...(provider.status === 'UNAVAILABLE' ? { statusMessage: 'The provider is temporarily unavailable.' } : {}),
     modalities: capabilities?.modalities ?? [],
     capabilities: {
       operations: capabilities?.operations ?? [],

@@ -12,6 +12,7 @@ import {
 import { ApiError } from '../../http/errors.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { providersFor } from '../providers/directory.ts'
 
 export type PtProvider = Provider & { connector: PublicTransportConnector }
 
@@ -97,8 +98,13 @@ export function publicTransportStops(deps: {
 
   function providerById(caller: Caller, id: string, operation: 'STOPS' | 'DEPARTURES' | 'JOURNEYS') {
     const p = providersOf(caller, operation).find((x) => x.entry.id === id)
-    if (!p) throw new ApiError('NOT_FOUND', undefined, { resource: 'provider', provider: id })
-    return p
+    if (p) return p
+    // Spec 4.5: under retention NONE a provider that needs a stored booking answers 403, not "unknown".
+    const hidden = providersFor(deps.registry, caller.tenant, caller.environment).find((x) => x.entry.id === id)
+    if (hidden?.connector?.capabilities.requiresStoredBooking && caller.tenant.dataRetention === 'NONE') {
+      throw new ApiError('DATA_RETENTION_NONE', undefined, { providerId: id, reason: 'PROVIDER_NEEDS_STORED_BOOKING' })
+    }
+    throw new ApiError('NOT_FOUND', undefined, { resource: 'provider', provider: id })
   }
 
   return {

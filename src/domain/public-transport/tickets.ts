@@ -106,7 +106,7 @@ export function publicTransportTickets(deps: TicketDeps) {
   async function sync(caller: Caller, row: PtBookingRow, fresh: ProviderTicketBooking, reason?: string) {
     const history = [...row.statusHistory]
     if (fresh.status !== row.status)
-      history.push({ status: fresh.status, at: caller.now.toISOString(), ...(reason ? { reason } : {}) })
+      history.push({ status: fresh.status, time: caller.now.toISOString(), ...(reason ? { reason } : {}) })
     const record = { ...(row.record as object), booking: fresh }
     const updated = await deps.repo.updateBooking(
       row.id,
@@ -187,7 +187,7 @@ export function publicTransportTickets(deps: TicketDeps) {
       try {
         if (await deps.repo.bookingForToken(claim.n)) throw used()
         const booked = await call(caller, p, 'book', (ctx) => ticketing.book(claim.r, input.customer, ctx))
-        const history = [{ status: booked.status, at: caller.now.toISOString(), reason: 'created' }]
+        const history = [{ status: booked.status, time: caller.now.toISOString(), reason: 'created' }]
         const row = await deps.repo.insertBooking({
           id: newBookingId(),
           tenantId: caller.tenant.id,

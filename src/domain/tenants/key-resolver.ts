@@ -30,7 +30,7 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
   return {
     async resolve(presented: string): Promise<Resolved> {
       const parsed = parseKey(presented)
-      if (!parsed) return { ok: false, reason: 'MALFORMED_KEY' }
+      if (!parsed) return { ok: false, reason: 'UNKNOWN_KEY' }
       const current = await kv.get(EPOCH_KEY)
       if (current !== epoch) {
         cache.clear()
