@@ -26,7 +26,7 @@ async function main() {
     process.stdout.write(`${lines.join('\n')}\n`)
   }
   process.stdout.write(
-    `\nMobility Aggregation Service on ${base}${API_PREFIX}\nAPI docs: ${base}${API_PREFIX}/docs\n\n`,
+    `\nMobility Aggregation Service on ${base}${API_PREFIX}\nAPI docs: ${base}${API_PREFIX}/docs\nMap explorer: ${base}/explorer\n\n`,
   )
 
   let stopping = false
