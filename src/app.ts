@@ -142,12 +142,6 @@ export async function createApp(deps: AppDeps) {
     done()
   })
 
-  // A POST or PATCH without a body is validated as an empty object, so optional bodies may be left out
-  // and required fields are reported by name.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && (request.method === 'POST' || request.method === 'PATCH')) request.body = {}
-    done()
-  })
   installErrorHandling(app, allowedMethods)
 
   const repo = tenantsRepo(store.db)

@@ -54,7 +54,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     options.onProviderProblem ?? (() => {}),
   )
   const metrics = createMetrics()
-  const jobs = createJobs({ store, clock })
+  // Polling every 5 s keeps the embedded database quiet between requests; vehicle actions start their job at once.
+  const jobs = createJobs({ store, clock, pollMs: 5000 })
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir })
   registerMailJobs(jobs, mailer)
   return {

@@ -20,9 +20,14 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   addFormats.default(text)
   return ({ schema, httpPart }) => {
     const validate = (httpPart === 'body' ? body : text).compile(schema as object)
-    return (data: unknown) =>
-      validate(data)
+    // A POST or PATCH without a body is validated as an empty object, so optional bodies may be left out and
+    // required fields are reported by name.
+    const emptyIsObject = httpPart === 'body'
+    return (input: unknown) => {
+      const data = emptyIsObject && (input === null || input === undefined) ? {} : input
+      return validate(data)
         ? { value: data }
         : { error: Object.assign(new Error('validation'), { validation: validate.errors }) }
+    }
   }
 }
