@@ -260,6 +260,12 @@ describe('POST /cars', { skip: skipReason }, () => {
       pages++
     }
     assert.ok(pages > 1)
+    // The same cursor again (a client's retry) answers the same page.
+    const twice = await h.api('POST', '/cars', t.secret, { ...body, cursor })
+    const again = await h.api('POST', '/cars', t.secret, { ...body, cursor })
+    const ids = (r: any) =>
+      r.body.data.offers.map((o: any) => `${o.provider.id}|${o.pickupLocation.id}|${o.vehicle.model}`)
+    assert.deepEqual(ids(again), ids(twice))
     const changed = await h.api('POST', '/cars', t.secret, { ...body, sortBy: 'PRICE_LOW_TO_HIGH', cursor })
     assert.equal(changed.status, 200)
     assert.equal(changed.body.data.offers.length, 3)

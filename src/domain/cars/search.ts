@@ -113,8 +113,11 @@ export function carSearch(deps: SearchDeps) {
 
     let session: Session | undefined
     let sessionId: string | undefined
+    // Where this page starts in the session's ordered pool: cursors carry it, so asking again with the same cursor
+    // (a client's retry) answers the same page.
+    let offset = 0
     if (request.cursor) {
-      const claim = deps.tokens.open<{ s: string; h: string }>(cursorContext(caller), request.cursor)
+      const claim = deps.tokens.open<{ s: string; h: string; o?: number }>(cursorContext(caller), request.cursor)
       if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
       // Changed parameters start a fresh first page silently (spec 8).
       if (claim.h === h) {
@@ -124,6 +127,7 @@ export function carSearch(deps: SearchDeps) {
         // A copy: the memory store hands out the stored object itself.
         session = { ...stored, pool: [...stored.pool], pending: [...stored.pending], retries: { ...stored.retries } }
         sessionId = claim.s
+        offset = Math.max(0, Math.min(Number(claim.o) || 0, stored.pool.length))
       }
     }
 
@@ -181,7 +185,11 @@ export function carSearch(deps: SearchDeps) {
       if (fresh.length > 0) {
         s.ranges = widenRanges(s.ranges, axisRanges(fresh.map((p) => p.offer)))
         recommend(fresh, s.ranges, true)
-        s.pool = sortOffers([...s.pool, ...fresh], sortBy).slice(0, MAX_SESSION_OFFERS)
+        // Offers that arrive late join the part not served yet, in order; served pages stay as they were.
+        s.pool = [...s.pool.slice(0, offset), ...sortOffers([...s.pool.slice(offset), ...fresh], sortBy)].slice(
+          0,
+          MAX_SESSION_OFFERS,
+        )
       }
       for (const id of pending) s.retries[id] = (s.retries[id] ?? 0) + 1
       s.pending = pending.filter((id) => s.retries[id] < MAX_RETRIES)
@@ -189,16 +197,14 @@ export function carSearch(deps: SearchDeps) {
 
     const s = session!
     const limit = request.limit ?? 20
-    const page = s.pool.slice(0, limit)
-    s.pool = s.pool.slice(limit)
-    const hasMore = s.pool.length > 0 || s.pending.length > 0
+    const page = s.pool.slice(offset, offset + limit)
+    const hasMore = s.pool.length > offset + limit || s.pending.length > 0
     let nextCursor: string | undefined
-    if (hasMore) {
+    if (hasMore || sessionId) {
+      // Saved (and its 30 minutes renewed) on every page; kept after the last page so that page can be asked again.
       sessionId ??= randomBytes(12).toString('base64url')
       await deps.kv.setJson(sessionKey(sessionId), s, SESSION_TTL_MS)
-      nextCursor = deps.tokens.seal(cursorContext(caller), { s: sessionId, h })
-    } else if (sessionId) {
-      await deps.kv.delete(sessionKey(sessionId))
+      if (hasMore) nextCursor = deps.tokens.seal(cursorContext(caller), { s: sessionId, h, o: offset + page.length })
     }
 
     const byId = new Map(all.map((p) => [p.entry.id, p]))
