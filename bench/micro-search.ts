@@ -16,16 +16,14 @@ import {
   type BenchContext,
   type Benchmark,
   type BenchOutcome,
+  bareComparisonReport,
+  compareWithBare,
   createTenantKey,
   fmtInt,
   fmtMs,
-  type LoadResult,
-  load,
   makeTempDir,
   median,
-  startBare,
   startService,
-  table,
 } from './support.ts'
 
 const CONNECTIONS = 50
@@ -40,10 +38,6 @@ const POINTS = 64
 const SPREAD_M = 500
 /** Sequential searches without load, for the floor of one search. */
 const SINGLE_SEARCHES = 50
-const ORDER = ['bare', 'service', 'service', 'bare'] as const
-
-type Server = (typeof ORDER)[number]
-
 const PROVIDERS = [
   { id: 'sandbox-scoot', name: 'Sandbox Scoot', profile: 'scoot' },
   { id: 'sandbox-bike', name: 'Sandbox Bike', profile: 'bike' },
@@ -93,11 +87,6 @@ function searchBodies(): string[] {
     return JSON.stringify({ location, radiusMeters: RADIUS_M, limit: LIMIT })
   })
 }
-
-const fmtCpu = (r: LoadResult) =>
-  `server ${r.cpu.server === undefined ? 'n/a' : `${Math.round(r.cpu.server * 100)}%`}` +
-  ` (${r.cpu.serverMicrosPerRequest === undefined ? 'n/a' : `${r.cpu.serverMicrosPerRequest.toFixed(1)} µs/req`}),` +
-  ` load generator ${Math.round(r.cpu.client * 100)}%`
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const errors: string[] = []
@@ -152,96 +141,37 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         ` min ${fmtMs(Math.min(...single))}, max ${fmtMs(Math.max(...single))}`,
     )
 
-    const bare = await startBare(sample.text, contentType)
-    ctx.log(`bare node:http server at ${bare.url} answering the first search's body`)
-    const runs: Record<Server, LoadResult[]> = { bare: [], service: [] }
-    try {
-      const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }
-      const requests = bodies.map((body) => ({ body }))
-      for (const [i, server] of ORDER.entries()) {
-        const target =
-          server === 'bare'
-            ? { url: bare.url, pid: bare.child.proc.pid }
-            : { url: service.baseUrl, pid: service.child.proc.pid }
-        const result = await load({
-          url: `${target.url}${PATH}`,
-          serverPid: target.pid,
-          method: 'POST',
-          headers,
-          body: bodies[0],
-          requests,
-          connections: CONNECTIONS,
-          durationSec: ctx.durationSec,
-          warmupSec: ctx.warmupSec,
-        })
-        runs[server].push(result)
-        ctx.log(
-          `[${i + 1}/${ORDER.length}] ${server.padEnd(7)} ${fmtInt(result.requestsPerSecond).padStart(7)} req/s` +
-            `  p50 ${fmtMs(result.latency.p50)}  p99 ${fmtMs(result.latency.p99)}  max ${fmtMs(result.latency.max)}` +
-            `  non-2xx ${result.non2xx}  errors ${result.errors}  timeouts ${result.timeouts}` +
-            `  cpu ${fmtCpu(result)}`,
-        )
-        const problems = result.non2xx + result.errors + result.timeouts
-        if (problems > 0) {
-          errors.push(
-            `${server} run ${i + 1}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts` +
-              ` (status codes ${JSON.stringify(result.statusCodes)})`,
-          )
-        }
-      }
-    } finally {
-      await bare.stop()
-    }
+    const c = await compareWithBare(ctx, service, {
+      path: PATH,
+      body: sample.text,
+      contentType,
+      connections: CONNECTIONS,
+      request: {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: bodies[0],
+        requests: bodies.map((body) => ({ body })),
+      },
+      bareNote: "answering the first search's body",
+      errors,
+    })
 
     const { exitCode, signalCode } = service.child.proc
     if (exitCode !== null || signalCode !== null) {
       errors.push(`the service exited during the run (code ${exitCode}, signal ${signalCode})`)
     }
 
-    const summary = (results: LoadResult[]) => ({
-      rps: median(results.map((r) => r.requestsPerSecond)),
-      p50: median(results.map((r) => r.latency.p50)),
-      p99: median(results.map((r) => r.latency.p99)),
-      non2xx: results.reduce((n, r) => n + r.non2xx, 0),
-      micros: median(results.map((r) => r.cpu.serverMicrosPerRequest ?? Number.NaN)),
-      client: median(results.map((r) => r.cpu.client)),
-    })
-    const b = summary(runs.bare)
-    const s = summary(runs.service)
-    const ratio = s.rps / b.rps
+    const { ratio, bare: b, service: s } = c
     const fmtMicros = (us: number) => (Number.isNaN(us) ? 'n/a' : `${fmtInt(us)} µs`)
-
-    const report = [
-      ...table(
-        [
-          [
-            '',
-            'req/s',
-            'p50',
-            'p99',
-            'non-2xx',
-            'server CPU/req',
-            `(medians of ${runs.bare.length} runs, ${CONNECTIONS} connections)`,
-          ],
-          ['bare node:http', fmtInt(b.rps), fmtMs(b.p50), fmtMs(b.p99), String(b.non2xx), fmtMicros(b.micros)],
-          ['service', fmtInt(s.rps), fmtMs(s.p50), fmtMs(s.p99), String(s.non2xx), fmtMicros(s.micros)],
-        ],
-        [1, 2, 3, 4, 5],
-      ),
-      `ratio service/bare: ${ratio.toFixed(3)} (req/s)` +
-        (Number.isNaN(s.micros / b.micros)
-          ? ''
-          : `; CPU per request: ${(b.micros / s.micros).toFixed(3)} (bare/service)`) +
-        (Number.isNaN(s.micros) ? '' : `; one core's ceiling ≈ ${fmtInt(1e6 / s.micros)} searches/s`),
-      `one search without load: median ${fmtMs(singleMedian)}; page of ${LIMIT} vehicles,` +
-        ` body ${fmtInt(Buffer.byteLength(sample.text))} bytes`,
-    ]
-    if (b.client >= 0.9) {
-      report.push(
-        `note: the load generator used ${Math.round(b.client * 100)}% of a core during the bare runs,` +
-          " so the bare figure is (partly) its ceiling, not the bare server's",
-      )
-    }
+    const report = bareComparisonReport(c, {
+      fmtMicros,
+      non2xx: true,
+      ratioSuffix: Number.isNaN(s.micros) ? '' : `; one core's ceiling ≈ ${fmtInt(1e6 / s.micros)} searches/s`,
+      extra: [
+        `one search without load: median ${fmtMs(singleMedian)}; page of ${LIMIT} vehicles,` +
+          ` body ${fmtInt(Buffer.byteLength(sample.text))} bytes`,
+      ],
+    })
     return {
       report,
       targets: [],

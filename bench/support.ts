@@ -493,3 +493,157 @@ export function secondsFromEnv(name: string, fallback: number, min: number): num
     throw new Error(`${name} must be a number ≥ ${min} (seconds), got "${raw}"`)
   return value
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Service vs bare node:http server
+
+/** Each pair runs twice in alternating order and the medians count, because the machine is noisy. */
+const BARE_ORDER = ['bare', 'service', 'service', 'bare'] as const
+
+type Side = (typeof BARE_ORDER)[number]
+
+/** Medians over one side's runs (`non2xx` is the sum). */
+export interface SideSummary {
+  rps: number
+  p50: number
+  p99: number
+  non2xx: number
+  /** Server CPU microseconds per request; NaN where /proc is not available. */
+  micros: number
+  /** The load generator's CPU share. */
+  client: number
+}
+
+export interface BareComparison {
+  bare: SideSummary
+  service: SideSummary
+  /** Requests per second, service/bare. */
+  ratio: number
+  /** Runs per side. */
+  runs: number
+  connections: number
+}
+
+const fmtCpu = (r: LoadResult) =>
+  `server ${r.cpu.server === undefined ? 'n/a' : `${Math.round(r.cpu.server * 100)}%`}` +
+  ` (${r.cpu.serverMicrosPerRequest === undefined ? 'n/a' : `${r.cpu.serverMicrosPerRequest.toFixed(1)} µs/req`}),` +
+  ` load generator ${Math.round(r.cpu.client * 100)}%`
+
+const summarize = (results: LoadResult[]): SideSummary => ({
+  rps: median(results.map((r) => r.requestsPerSecond)),
+  p50: median(results.map((r) => r.latency.p50)),
+  p99: median(results.map((r) => r.latency.p99)),
+  non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+  micros: median(results.map((r) => r.cpu.serverMicrosPerRequest ?? Number.NaN)),
+  client: median(results.map((r) => r.cpu.client)),
+})
+
+/**
+ * Starts a bare node:http server answering `body`, then loads it and the service at `path` in alternating order
+ * (bare, service, service, bare), logging each run; non-2xx answers, errors and timeouts go to `errors`.
+ */
+export async function compareWithBare(
+  ctx: BenchContext,
+  service: Service,
+  options: {
+    path: string
+    /** What the bare server answers every request with. */
+    body: string
+    contentType: string
+    connections: number
+    /** How each request is sent (headers, method, body, requests). */
+    request: Pick<LoadOptions, 'method' | 'headers' | 'body' | 'requests'>
+    /** Appended to the line announcing the bare server. */
+    bareNote?: string
+    errors: string[]
+  },
+): Promise<BareComparison> {
+  const bare = await startBare(options.body, options.contentType)
+  ctx.log(`bare node:http server at ${bare.url}${options.bareNote ? ` ${options.bareNote}` : ''}`)
+  const runs: Record<Side, LoadResult[]> = { bare: [], service: [] }
+  try {
+    for (const [i, side] of BARE_ORDER.entries()) {
+      const target =
+        side === 'bare'
+          ? { url: bare.url, pid: bare.child.proc.pid }
+          : { url: service.baseUrl, pid: service.child.proc.pid }
+      const result = await load({
+        url: `${target.url}${options.path}`,
+        serverPid: target.pid,
+        ...options.request,
+        connections: options.connections,
+        durationSec: ctx.durationSec,
+        warmupSec: ctx.warmupSec,
+      })
+      runs[side].push(result)
+      ctx.log(
+        `[${i + 1}/${BARE_ORDER.length}] ${side.padEnd(7)} ${fmtInt(result.requestsPerSecond).padStart(7)} req/s` +
+          `  p50 ${fmtMs(result.latency.p50)}  p99 ${fmtMs(result.latency.p99)}  max ${fmtMs(result.latency.max)}` +
+          `  non-2xx ${result.non2xx}  errors ${result.errors}  timeouts ${result.timeouts}` +
+          `  cpu ${fmtCpu(result)}`,
+      )
+      const problems = result.non2xx + result.errors + result.timeouts
+      if (problems > 0) {
+        options.errors.push(
+          `${side} run ${i + 1}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts` +
+            ` (status codes ${JSON.stringify(result.statusCodes)})`,
+        )
+      }
+    }
+  } finally {
+    await bare.stop()
+  }
+  const b = summarize(runs.bare)
+  const s = summarize(runs.service)
+  return { bare: b, service: s, ratio: s.rps / b.rps, runs: runs.bare.length, connections: options.connections }
+}
+
+/**
+ * The report lines of a comparison: a table of the medians, the ratio line (plus `ratioSuffix`), `extra` lines,
+ * and a note when the load generator was the bare server's ceiling.
+ */
+export function bareComparisonReport(
+  c: BareComparison,
+  options: {
+    fmtMicros: (us: number) => string
+    /** Adds a non-2xx column. */
+    non2xx?: boolean
+    ratioSuffix?: string
+    extra?: string[]
+  },
+): string[] {
+  const { bare: b, service: s } = c
+  const { fmtMicros } = options
+  const row = (label: string, x: SideSummary) => [
+    label,
+    fmtInt(x.rps),
+    fmtMs(x.p50),
+    fmtMs(x.p99),
+    ...(options.non2xx ? [String(x.non2xx)] : []),
+    fmtMicros(x.micros),
+  ]
+  const header = ['', 'req/s', 'p50', 'p99', ...(options.non2xx ? ['non-2xx'] : []), 'server CPU/req']
+  const report = [
+    ...table(
+      [
+        [...header, `(medians of ${c.runs} runs, ${c.connections} connections)`],
+        row('bare node:http', b),
+        row('service', s),
+      ],
+      Array.from({ length: header.length - 1 }, (_, i) => i + 1),
+    ),
+    `ratio service/bare: ${c.ratio.toFixed(3)} (req/s)` +
+      (Number.isNaN(s.micros / b.micros)
+        ? ''
+        : `; CPU per request: ${(b.micros / s.micros).toFixed(3)} (bare/service)`) +
+      (options.ratioSuffix ?? ''),
+    ...(options.extra ?? []),
+  ]
+  if (b.client >= 0.9) {
+    report.push(
+      `note: the load generator used ${Math.round(b.client * 100)}% of a core during the bare runs,` +
+        " so the bare figure is (partly) its ceiling, not the bare server's",
+    )
+  }
+  return report
+}

@@ -69,7 +69,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     metrics,
     resilience: createResilience({ metrics }),
     clock,
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? (config.logLevel === 'silent' ? false : { level: config.logLevel }),
     jobs,
     mailer,
     geocoder: createGazetteerGeocoder(),

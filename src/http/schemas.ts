@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
 import { ERROR_CODES } from './errors.ts'
 
 export const Meta = Type.Object(
@@ -75,7 +75,20 @@ export const CursorPagination = Type.Object(
 )
 
 export const DateTime = Type.String({ format: 'date-time' })
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+/**
+ * `T | null` as `type: [T, 'null']` where T has a plain type: the serializer checks it with typeof, where an
+ * `anyOf` would run a validator per value on every response.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const type = (schema as { type?: unknown }).type
+  return typeof type === 'string'
+    ? Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] })
+    : Type.Union([schema, Type.Null()])
+}
+
+/** A closed set of strings as `enum` (serialized as a plain string, unlike a union of literals). */
+export const OneOf = <const V extends string>(values: readonly V[], description?: string) =>
+  Type.Unsafe<V>({ type: 'string', enum: [...values], ...(description ? { description } : {}) })
 
 /** The responses of a route: its success envelope and the error envelope for every failure. */
 export const responses = <T extends TSchema>(data: T, status = 200) => ({

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
-import type { TSchema } from 'typebox'
 import {
   CAR_CATEGORIES,
   CancellationPolicy,
@@ -25,18 +22,15 @@ import { DEFAULT_PROVIDERS } from '../../src/connectors/default-providers.ts'
 import { buildRegistry } from '../../src/connectors/registry.ts'
 import { SANDBOX_SCENARIOS } from '../../src/connectors/sandbox/index.ts'
 import {
-  type CallContext,
   type CarConnector,
   type CarSearchQuery,
   isCarConnector,
   type ProviderCarOffer,
-  type ProviderEntry,
   type Scenario,
 } from '../../src/connectors/types.ts'
-import { ApiError, type ErrorCode } from '../../src/http/errors.ts'
+import type { ApiError } from '../../src/http/errors.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
-import type { Kv } from '../../src/platform/kv/types.ts'
-import { type TestClock, testClock } from '../helpers/clock.ts'
+import { buildConnector, type ConnectorSetup, type KvFactory, rejectsWith, validator } from '../helpers/connectors.ts'
 import { testRedis } from '../helpers/redis.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -55,17 +49,6 @@ const CITIES = {
 }
 const DRIVER = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' }
 
-const ajv = new Ajv({ allErrors: true })
-addFormats.default(ajv)
-function validator(schema: TSchema, name: string) {
-  const validate = ajv.compile(schema)
-  return (value: unknown, where = '') => {
-    assert.ok(
-      validate(value),
-      `${name}${where ? ` (${where})` : ''}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`,
-    )
-  }
-}
 const check = {
   vehicle: validator(Vehicle, 'Vehicle'),
   location: validator(LocationDetails, 'LocationDetails'),
@@ -83,47 +66,19 @@ const check = {
   coordinates: validator(Coordinates, 'Coordinates'),
 }
 
-interface Setup {
+interface Setup extends ConnectorSetup<CarConnector> {
   providerId: string
-  connector: CarConnector
-  clock: TestClock
-  kv: Kv
-  ctx(options?: { scenarios?: Scenario[]; signal?: AbortSignal; language?: string }): CallContext
 }
 
 /** Builds a sandbox provider through the registry, as the service does, on a memory store and a test clock. */
-type KvFactory = (clock: TestClock) => Kv
-const inMemory: KvFactory = (clock) => memoryKv(() => clock().getTime())
-
 function build(
   id: 'sandbox-rent' | 'sandbox-share',
   options: Record<string, unknown> = {},
   shared?: Pick<Setup, 'clock' | 'kv'>,
-  makeKv: KvFactory = inMemory,
+  makeKv?: KvFactory,
 ): Setup {
-  const clock = shared?.clock ?? testClock(T0)
-  const kv = shared?.kv ?? makeKv(clock)
-  const base = DEFAULT_PROVIDERS.find((p) => p.id === id)!
-  const entry: ProviderEntry = { ...base, options: { ...base.options, ...options } }
-  const problems: string[] = []
-  const registry = buildRegistry([entry], { kv, clock }, (_, message) => problems.push(message))
-  assert.deepEqual(problems, [])
-  const connector = registry.get(id)?.connector
-  assert.ok(isCarConnector(connector), `${id} is a car connector`)
-  return {
-    providerId: id,
-    connector,
-    clock,
-    kv,
-    ctx: (o = {}) => ({
-      signal: o.signal ?? new AbortController().signal,
-      now: clock(),
-      language: o.language ?? 'en',
-      tenantId: 'tenant-1',
-      environment: 'test',
-      scenarios: o.scenarios ?? [],
-    }),
-  }
+  const setup = buildConnector(id, { is: isCarConnector, name: 'car' }, { options, shared, makeKv, start: T0 })
+  return { providerId: id, ...setup }
 }
 
 /** A period `days` long, starting `inHours` after the clock, on the full hour. */
@@ -141,15 +96,6 @@ const query = (s: Setup, extra: Partial<CarSearchQuery> = {}): CarSearchQuery =>
 })
 
 const scenario = (name: string, target: string): Scenario[] => [{ name, target }]
-
-async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, details: Record<string, unknown> = {}) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ApiError, `an ApiError, not ${String(error)}`)
-    assert.equal(error.code, code, error.message)
-    for (const [key, value] of Object.entries(details)) assert.deepEqual(error.details?.[key], value, key)
-    return true
-  })
-}
 
 const isAirport = (offer: ProviderCarOffer) => ['ber', 'muc', 'ham', 'cdg', 'vie'].includes(offer.pickupLocation.id)
 const sameCar = (a: ProviderCarOffer) => (b: ProviderCarOffer) =>

@@ -1,28 +1,24 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Ajv } from 'ajv'
-import addFormats from 'ajv-formats'
-import type { TSchema } from 'typebox'
 import { MicroVehicle, PricingPlan, Zone, ZoneRules } from '../../src/api/micromobility/schemas.ts'
 import { DeepLinks } from '../../src/api/shared/schemas.ts'
-import { DEFAULT_PROVIDERS } from '../../src/connectors/default-providers.ts'
-import { buildRegistry } from '../../src/connectors/registry.ts'
 import { SANDBOX_PROFILES, SANDBOX_SCENARIOS } from '../../src/connectors/sandbox/index.ts'
 import {
-  type CallContext,
   isMicromobilityConnector,
   type MicromobilityConnector,
-  type ProviderEntry,
   type ProviderMicroVehicle,
   type ProviderZone,
   type Scenario,
 } from '../../src/connectors/types.ts'
-import type { Environment } from '../../src/domain/tenants/permissions.ts'
-import { ApiError, type ErrorCode } from '../../src/http/errors.ts'
 import { distanceMeters } from '../../src/platform/geo.ts'
-import { memoryKv } from '../../src/platform/kv/memory.ts'
-import type { Kv } from '../../src/platform/kv/types.ts'
-import { type TestClock, testClock } from '../helpers/clock.ts'
+import {
+  buildConnector,
+  type ConnectorSetup,
+  type KvFactory,
+  registryOf,
+  rejectsWith,
+  validator,
+} from '../helpers/connectors.ts'
 import { testRedis } from '../helpers/redis.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -37,17 +33,6 @@ const HAUPTBAHNHOF = { latitude: 52.5251, longitude: 13.3694 }
 const FLEET_SIZE = { 'sandbox-scoot': 400, 'sandbox-bike': 250 }
 const RIDER = { email: 'ada@example.com', name: 'Ada Lovelace' }
 
-const ajv = new Ajv({ allErrors: true })
-addFormats.default(ajv)
-function validator(schema: TSchema, name: string) {
-  const validate = ajv.compile(schema)
-  return (value: unknown, where = '') => {
-    assert.ok(
-      validate(value),
-      `${name}${where ? ` (${where})` : ''}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`,
-    )
-  }
-}
 const check = {
   vehicle: validator(MicroVehicle, 'MicromobilityVehicle'),
   plan: validator(PricingPlan, 'PricingPlan'),
@@ -58,28 +43,8 @@ const check = {
 
 type MicroId = 'sandbox-scoot' | 'sandbox-bike'
 
-interface Setup {
+interface Setup extends ConnectorSetup<MicromobilityConnector> {
   providerId: MicroId
-  connector: MicromobilityConnector
-  clock: TestClock
-  kv: Kv
-  ctx(options?: {
-    scenarios?: Scenario[]
-    signal?: AbortSignal
-    language?: string
-    environment?: Environment
-  }): CallContext
-}
-
-type KvFactory = (clock: TestClock) => Kv
-const inMemory: KvFactory = (clock) => memoryKv(() => clock().getTime())
-
-function registryOf(id: MicroId, options: Record<string, unknown>, kv: Kv, clock: TestClock) {
-  const base = DEFAULT_PROVIDERS.find((p) => p.id === id)!
-  const entry: ProviderEntry = { ...base, options: { ...base.options, ...options } }
-  const problems: string[] = []
-  const registry = buildRegistry([entry], { kv, clock }, (_, message) => problems.push(message))
-  return { registry, problems }
 }
 
 /** Builds a sandbox provider through the registry, as the service does; `shared` makes a second instance. */
@@ -87,43 +52,16 @@ function build(
   id: MicroId,
   options: Record<string, unknown> = {},
   shared?: Pick<Setup, 'clock' | 'kv'>,
-  makeKv: KvFactory = inMemory,
+  makeKv?: KvFactory,
 ): Setup {
-  const clock = shared?.clock ?? testClock(T0)
-  const kv = shared?.kv ?? makeKv(clock)
-  const { registry, problems } = registryOf(id, options, kv, clock)
-  assert.deepEqual(problems, [])
-  const connector = registry.get(id)?.connector
-  assert.ok(isMicromobilityConnector(connector), `${id} is a micromobility connector`)
-  return {
-    providerId: id,
-    connector,
-    clock,
-    kv,
-    ctx: (o = {}) => ({
-      signal: o.signal ?? new AbortController().signal,
-      now: clock(),
-      language: o.language ?? 'en',
-      tenantId: 'tenant-1',
-      environment: o.environment ?? 'test',
-      scenarios: o.scenarios ?? [],
-    }),
-  }
+  const kind = { is: isMicromobilityConnector, name: 'micromobility' }
+  return { providerId: id, ...buildConnector(id, kind, { options, shared, makeKv, start: T0 }) }
 }
 
 /** A second instance of the same provider: same store, same clock. */
 const twin = (s: Setup) => build(s.providerId, {}, { kv: s.kv, clock: s.clock })
 
 const scenario = (name: string, target?: string): Scenario[] => [{ name, ...(target ? { target } : {}) }]
-
-async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, details: Record<string, unknown> = {}) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ApiError, `an ApiError, not ${String(error)}`)
-    assert.equal(error.code, code, `${error.code}: ${error.message} ${JSON.stringify(error.details)}`)
-    for (const [key, value] of Object.entries(details)) assert.deepEqual(error.details?.[key], value, key)
-    return true
-  })
-}
 
 const notAvailable = { reason: 'VEHICLE_NOT_AVAILABLE' }
 const rejected = { reason: 'VEHICLE_REJECTED' }

@@ -2,15 +2,11 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { pathToFileURL } from 'node:url'
-import { DEFAULT_PROVIDERS } from '../../src/connectors/default-providers.ts'
 import { createGtfsConnector } from '../../src/connectors/gtfs/index.ts'
-import { buildRegistry } from '../../src/connectors/registry.ts'
 import { SANDBOX_PROFILES, SANDBOX_SCENARIOS } from '../../src/connectors/sandbox/index.ts'
 import { buildFeed, FEED_DIR } from '../../src/connectors/sandbox/transit/make-feed.ts'
 import {
-  type CallContext,
   isPublicTransportConnector,
-  type ProviderEntry,
   type ProviderTicketOffer,
   type PublicTransportConnector,
   type Scenario,
@@ -19,11 +15,9 @@ import {
   type TransitTicketing,
   type TravellerCategory,
 } from '../../src/connectors/types.ts'
-import type { Environment } from '../../src/domain/tenants/permissions.ts'
-import { ApiError, type ErrorCode } from '../../src/http/errors.ts'
+import type { ApiError } from '../../src/http/errors.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
-import type { Kv } from '../../src/platform/kv/types.ts'
-import { type TestClock, testClock } from '../helpers/clock.ts'
+import { buildConnector, type ConnectorSetup, inMemory, type KvFactory, rejectsWith } from '../helpers/connectors.ts'
 import { testRedis } from '../helpers/redis.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -46,60 +40,23 @@ const STOP = {
   frankfurterTor: '900120008',
 }
 
-type KvFactory = (clock: TestClock) => Kv
-const inMemory: KvFactory = (clock) => memoryKv(() => clock().getTime())
-
-interface Setup {
-  connector: PublicTransportConnector
+interface Setup extends ConnectorSetup<PublicTransportConnector> {
   ticketing: TransitTicketing
-  clock: TestClock
-  kv: Kv
-  ctx(options?: {
-    scenarios?: Scenario[]
-    signal?: AbortSignal
-    language?: string
-    environment?: Environment
-  }): CallContext
 }
 
 /** Builds the provider through the registry, as the service does; `shared` makes a second instance. */
 function build(makeKv: KvFactory = inMemory, shared?: Pick<Setup, 'clock' | 'kv'>, start = T0): Setup {
-  const clock = shared?.clock ?? testClock(start)
-  const kv = shared?.kv ?? makeKv(clock)
-  const entry: ProviderEntry = DEFAULT_PROVIDERS.find((p) => p.id === ID)!
-  const problems: string[] = []
-  const registry = buildRegistry([entry], { kv, clock }, (_, message) => problems.push(message))
-  assert.deepEqual(problems, [])
-  const connector = registry.get(ID)?.connector
-  assert.ok(isPublicTransportConnector(connector), 'sandbox-transit is a public-transport connector')
-  assert.ok(connector.ticketing, 'sandbox-transit sells tickets')
-  return {
-    connector,
-    ticketing: connector.ticketing,
-    clock,
-    kv,
-    ctx: (o = {}) => ({
-      signal: o.signal ?? new AbortController().signal,
-      now: clock(),
-      language: o.language ?? 'en',
-      tenantId: 'tenant-1',
-      environment: o.environment ?? 'test',
-      scenarios: o.scenarios ?? [],
-    }),
-  }
+  const setup = buildConnector(
+    ID,
+    { is: isPublicTransportConnector, name: 'public-transport' },
+    { shared, makeKv, start },
+  )
+  assert.ok(setup.connector.ticketing, 'sandbox-transit sells tickets')
+  return { ...setup, ticketing: setup.connector.ticketing }
 }
 
 const twin = (s: Setup) => build(inMemory, { kv: s.kv, clock: s.clock })
 const scenario = (name: string, target: string = ID): Scenario[] => [{ name, target }]
-
-async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, details: Record<string, unknown> = {}) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ApiError, `an ApiError, not ${String(error)}`)
-    assert.equal(error.code, code, `${error.code}: ${error.message} ${JSON.stringify(error.details)}`)
-    for (const [key, value] of Object.entries(details)) assert.deepEqual(error.details?.[key], value, key)
-    return true
-  })
-}
 
 async function plan(s: Setup, from: string, to: string, at = s.clock()): Promise<TransitJourney[]> {
   const journeys = await s.connector.journeys(

@@ -1,11 +1,12 @@
 import { type Static, Type } from 'typebox'
+import { OneOf } from '../../http/schemas.ts'
 import { ApiKey, Tenant } from '../admin/schemas.ts'
 
 export const AuthCheck = Type.Object(
   {
     tenant: Type.Pick(Tenant, ['id', 'name', 'organization']),
     key: Type.Pick(ApiKey, ['id', 'type', 'environment', 'name', 'prefix', 'expiresAt']),
-    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    environment: OneOf(['live', 'test']),
     permissions: ApiKey.properties.permissions,
     dataRetention: Tenant.properties.dataRetention,
     defaultLanguage: Type.String({ description: "The tenant's default language" }),

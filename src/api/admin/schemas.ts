@@ -1,10 +1,10 @@
 import { type Static, Type } from 'typebox'
 import { PERMISSIONS } from '../../domain/tenants/permissions.ts'
-import { DateTime, Nullable } from '../../http/schemas.ts'
+import { DateTime, Nullable, OneOf } from '../../http/schemas.ts'
 import { LANGUAGES } from '../../platform/i18n/index.ts'
 
 const Language = Type.Unsafe<string>({ type: 'string', enum: LANGUAGES, description: 'Default language of the tenant' })
-const DataRetention = Type.Union([Type.Literal('STANDARD'), Type.Literal('NONE')])
+const DataRetention = OneOf(['STANDARD', 'NONE'])
 const Origin = Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$', description: 'scheme://host[:port]' })
 const PermissionSchema = Type.Unsafe<string>({ type: 'string', enum: [...PERMISSIONS] })
 
@@ -59,8 +59,8 @@ export const ApiKey = Type.Object(
   {
     id: Type.String(),
     tenantId: Type.String(),
-    type: Type.Union([Type.Literal('secret'), Type.Literal('publishable')]),
-    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    type: OneOf(['secret', 'publishable']),
+    environment: OneOf(['live', 'test']),
     name: Nullable(Type.String()),
     prefix: Type.String({ description: 'The key type prefix, e.g. svc_live_' }),
     lastFour: Type.String({ description: 'Last four characters, to recognise the key' }),
@@ -82,8 +82,8 @@ export type CreatedApiKey = Static<typeof CreatedApiKey>
 
 export const ApiKeyCreate = Type.Object(
   {
-    type: Type.Union([Type.Literal('secret'), Type.Literal('publishable')]),
-    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    type: OneOf(['secret', 'publishable']),
+    environment: OneOf(['live', 'test']),
     permissions: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true })),
     rateLimit: Type.Optional(RateLimitSetting),
     expiresAt: Type.Optional(DateTime),

@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto'
-import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import type { VehicleType } from '../../api/micromobility/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
+import {
+  checkKnownOptions,
+  FEED_OPTION_NAMES,
+  type FeedLogger,
+  parseFeedUrl,
+  parseHeadersOption,
+  parseLoggerOption,
+  parseNumberOption,
+} from '../feed-options.ts'
 import type {
   Capabilities,
   ConnectorDeps,
@@ -51,45 +58,18 @@ export interface GbfsOptions {
   /** Extra request headers (an API key), sent only to the origin of `url`. */
   headers?: Record<string, string>
   /** Receives each new problem (the same message again is only counted, see `problems()`). */
-  logger?: { warn(message: string): void }
+  logger?: FeedLogger
 }
 
-const KNOWN_OPTIONS = [
-  'url',
-  'language',
-  'localFeeds',
-  'minTtlSeconds',
-  'systemId',
-  'timeoutMs',
-  'maxFeedBytes',
-  'headers',
-  'logger',
-]
-
-const isNumberIn = (value: unknown, min: number, max: number): value is number =>
-  typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max
+const KNOWN_OPTIONS = ['url', 'language', 'localFeeds', 'minTtlSeconds', 'systemId', ...FEED_OPTION_NAMES]
 
 /** Checks the options of a providers-file entry; throws with what is wrong (the provider is then UNAVAILABLE). */
 export function parseGbfsOptions(raw: Record<string, unknown> = {}): GbfsOptions {
-  const unknown = Object.keys(raw).filter((key) => !KNOWN_OPTIONS.includes(key))
-  if (unknown.length > 0) {
-    throw new Error(
-      `options ${unknown.join(', ')} not known to the gbfs connector (known: ${KNOWN_OPTIONS.join(', ')})`,
-    )
-  }
+  checkKnownOptions(raw, KNOWN_OPTIONS, 'gbfs')
   if (typeof raw.url !== 'string' || raw.url.trim() === '') {
     throw new Error('options.url is required: the GBFS discovery file (gbfs.json), http(s): or file:')
   }
-  let url: URL
-  try {
-    // `file:relative/path` is taken relative to the working directory, as a providers file would mean it.
-    url = /^file:(?!\/)/i.test(raw.url) ? pathToFileURL(resolve(raw.url.slice(5))) : new URL(raw.url)
-  } catch {
-    throw new Error(`options.url ${JSON.stringify(raw.url)} is not a URL`)
-  }
-  if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
-    throw new Error(`options.url must be http:, https: or file: (got ${url.protocol})`)
-  }
+  const url = parseFeedUrl('url', raw.url)
   const language = raw.language
   if (language !== undefined && (typeof language !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]+)*$/i.test(language))) {
     throw new Error('options.language must be a language tag such as "en" or "de-CH"')
@@ -97,32 +77,14 @@ export function parseGbfsOptions(raw: Record<string, unknown> = {}): GbfsOptions
   if (raw.localFeeds !== undefined && typeof raw.localFeeds !== 'boolean') {
     throw new Error('options.localFeeds must be true or false')
   }
-  const minTtlSeconds = raw.minTtlSeconds ?? 15
-  if (!isNumberIn(minTtlSeconds, 0.1, 86_400))
-    throw new Error('options.minTtlSeconds must be a number from 0.1 to 86400')
-  const timeoutMs = raw.timeoutMs ?? 10_000
-  if (!isNumberIn(timeoutMs, 100, 120_000)) throw new Error('options.timeoutMs must be a number from 100 to 120000')
-  const maxFeedBytes = raw.maxFeedBytes ?? 32 * 1024 * 1024
-  if (!isNumberIn(maxFeedBytes, 1024, 512 * 1024 * 1024)) {
-    throw new Error('options.maxFeedBytes must be a number from 1024 to 536870912')
-  }
+  const minTtlSeconds = parseNumberOption(raw, 'minTtlSeconds', 15, 0.1, 86_400)
+  const timeoutMs = parseNumberOption(raw, 'timeoutMs', 10_000, 100, 120_000)
+  const maxFeedBytes = parseNumberOption(raw, 'maxFeedBytes', 32 * 1024 * 1024, 1024, 512 * 1024 * 1024)
   if (raw.systemId !== undefined && (typeof raw.systemId !== 'string' || raw.systemId === '')) {
     throw new Error('options.systemId must be a non-empty string')
   }
-  const headers = raw.headers
-  if (
-    headers !== undefined &&
-    (typeof headers !== 'object' ||
-      headers === null ||
-      Array.isArray(headers) ||
-      Object.values(headers).some((v) => typeof v !== 'string'))
-  ) {
-    throw new Error('options.headers must be an object of strings')
-  }
-  const logger = raw.logger as { warn?: unknown } | undefined
-  if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')) {
-    throw new Error('options.logger must have a warn(message) function')
-  }
+  const headers = parseHeadersOption(raw.headers)
+  const logger = parseLoggerOption(raw.logger)
   return {
     url,
     ...(language ? { language: language as string } : {}),
@@ -131,8 +93,8 @@ export function parseGbfsOptions(raw: Record<string, unknown> = {}): GbfsOptions
     ...(raw.systemId ? { systemId: raw.systemId as string } : {}),
     timeoutMs,
     maxFeedBytes,
-    ...(headers ? { headers: headers as Record<string, string> } : {}),
-    ...(logger ? { logger: logger as { warn(message: string): void } } : {}),
+    ...(headers ? { headers } : {}),
+    ...(logger ? { logger } : {}),
   }
 }
 
