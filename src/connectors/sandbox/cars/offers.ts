@@ -8,7 +8,7 @@ import { money, oneWayFee, type Quote, quote, YOUNG_DRIVER_AGE } from './pricing
 import type { CarProfile } from './profiles.ts'
 import { encodeOfferRef, type OfferParams } from './refs.ts'
 import { COUNTRY_NAMES, pick, type SandboxStation } from './stations.ts'
-import { priced, summary, upsellPrice, upsellsAt } from './upsells.ts'
+import { priced, summariesAt, upsellPrice, upsellsAt } from './upsells.ts'
 
 /** What the offer builders need to know about the provider and the call. */
 export interface OfferScope {
@@ -176,7 +176,7 @@ export function buildOffer(
     deepLinks: scope.profile.appAccess
       ? { android: `${scope.websiteUrl}/app/${linkPath}`, ios: `${scope.websiteUrl}/app/${linkPath}`, web }
       : { web },
-    availableUpsells: upsellsAt(scope.profile.upsells, r.pickup).map(summary),
+    availableUpsells: summariesAt(scope.profile.upsells, r.pickup),
     warnings: offerWarnings(params, r, q, free),
   }
   return { offer, quote: q }

@@ -150,6 +150,22 @@ export const SHARE_UPSELLS: UpsellDef[] = [
 export const upsellsAt = (defs: UpsellDef[], station: SandboxStation) =>
   defs.filter((d) => !d.countries || d.countries.includes(station.address.countryCode))
 
+/** The summaries offered at a station, built once per upsell list and station (offers share them; never mutated). */
+const summariesCache = new WeakMap<UpsellDef[], Map<string, UpsellSummary[]>>()
+export function summariesAt(defs: UpsellDef[], station: SandboxStation): UpsellSummary[] {
+  let byStation = summariesCache.get(defs)
+  if (!byStation) {
+    byStation = new Map()
+    summariesCache.set(defs, byStation)
+  }
+  let list = byStation.get(station.id)
+  if (!list) {
+    list = upsellsAt(defs, station).map(summary)
+    byStation.set(station.id, list)
+  }
+  return list
+}
+
 export const summary = (d: UpsellDef): UpsellSummary => ({
   referenceCode: d.referenceCode,
   category: d.category,
