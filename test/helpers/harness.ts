@@ -87,9 +87,9 @@ export const skipReason: string | undefined =
   SHAPE === 'distributed' ? await reachable().then((r) => r && `distributed shape skipped: ${r}`) : undefined
 if (skipReason) process.stderr.write(`\n*** ${skipReason} ***\n\n`)
 
-/** A database of its own per harness, so parallel test files never see each other's rows. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `mas_t_${randomBytes(6).toString('hex')}`
+/** A database of its own per harness (or suite), so parallel test files never see each other's rows. */
+export async function freshDatabase(label = 't'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `mas_${label}_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: POSTGRES_URL })
   await admin.connect()
   await admin.query(`CREATE DATABASE ${name}`)

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
@@ -10,8 +9,7 @@ import type { Store } from '../../src/store/db.ts'
 import { openPglite } from '../../src/store/pglite.ts'
 import { openPostgres } from '../../src/store/postgres.ts'
 import { testClock } from '../helpers/clock.ts'
-
-const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+import { freshDatabase, POSTGRES_URL } from '../helpers/harness.ts'
 
 async function postgresSkipReason(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 })
@@ -28,26 +26,6 @@ async function postgresSkipReason(): Promise<string | undefined> {
 
 const pgSkip = await postgresSkipReason()
 if (pgSkip) process.stderr.write(`\n*** ${pgSkip} ***\n\n`)
-
-/** A database of its own for this run, dropped afterwards. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `mas_jobs_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: POSTGRES_URL })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(POSTGRES_URL)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: POSTGRES_URL })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    },
-  }
-}
 
 const deferred = () => {
   let resolve!: () => void
@@ -88,7 +66,7 @@ const postgres = (): Backend => {
     name: 'PostgreSQL',
     skip: pgSkip,
     open: async () => {
-      db = await freshDatabase()
+      db = await freshDatabase('jobs')
       return openPostgres(db.url)
     },
     openSecond: () => openPostgres(db!.url),

@@ -18,7 +18,7 @@ import { type Caller, type CallProvider, requireProvider } from '../providers/ca
 import { BOOKING_ID, newBookingId, presentBooking, type StoredExtras } from './booking-view.ts'
 import { checkRentalPeriod } from './dates.ts'
 import type { OfferTokens } from './offer-tokens.ts'
-import { presentOffer, providerDisplay } from './present.ts'
+import { presentOffer } from './present.ts'
 
 /** Provider calls on behalf of a client request: generous, like the spec's recommended client timeouts. */
 const BOOKING_BUDGET_MS = 25_000
@@ -388,8 +388,6 @@ export function carBookings(deps: BookingDeps) {
         pagination: { total, currentPage: page, limit },
       }
     },
-
-    providerDisplay,
   }
 }
 

@@ -75,10 +75,7 @@ export function publicTransportTickets(deps: TicketDeps) {
     provider: { id: p.entry.id, name: p.entry.name },
     providerReference: b.reference,
     customer,
-    offers: b.offers.map((o) => {
-      const { provider: _p, ...rest } = offerFields(p as PtProvider, o)
-      return { ...rest, provider: { id: p.entry.id, name: p.entry.name } }
-    }),
+    offers: b.offers.map((o) => offerFields(p as PtProvider, o)),
     total: b.total,
     tickets: b.tickets.map(presentTicket),
     ...(b.cancellation
