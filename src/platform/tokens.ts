@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { randomChunk } from './random.ts'
 
 /**
  * Authenticated encryption (AES-256-GCM) for everything the service hands out and must get back untouched:
@@ -55,7 +56,7 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
   const activeId = Buffer.from(active.id, 'utf8')
   return {
     seal(context, payload) {
-      const iv = randomBytes(12)
+      const iv = randomChunk(12)
       const header = Buffer.concat([Buffer.from([VERSION, activeId.length]), activeId])
       const cipher = createCipheriv('aes-256-gcm', active.key, iv)
       cipher.setAAD(Buffer.concat([header, Buffer.from(context, 'utf8')]))

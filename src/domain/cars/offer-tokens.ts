@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../http/errors.ts'
+import { randomId } from '../../platform/random.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 
 export interface OfferClaim {
@@ -27,7 +27,7 @@ export function offerTokens(tokens: TokenCipher) {
     issue(kind: Kind, tenantId: string, environment: string, claim: Omit<OfferClaim, 'n'> & { n?: string }): string {
       return tokens.seal(context(kind, tenantId, environment), {
         ...claim,
-        n: claim.n ?? randomBytes(12).toString('base64url'),
+        n: claim.n ?? randomId(12),
       })
     },
     /** The claim; INVALID_OFFER_TOKEN for garbage, tampering or another tenant's token; OFFER_EXPIRED after expiry. */

@@ -97,6 +97,71 @@ export function recommend(pool: PooledOffer[], ranges: AxisRanges, bestTaken: bo
   return true
 }
 
+/**
+ * A search session's pool, compact: it lives for 30 minutes per search, so it holds no object per offer of its own.
+ * The offers are the providers' (shared, never changed), and each recommendation is one number (see packRecommendation).
+ */
+export interface PackedPool {
+  offers: ProviderCarOffer[]
+  providerIds: string[]
+  recommendations: number[]
+}
+
+const REASON_ORDER: Recommendation['reasonCode'][] = ['BEST_OVERALL', 'LOWEST_PRICE', 'SHORTEST_DISTANCE', 'LOWEST_CO2']
+const AXES: Axis[] = ['cost', 'time', 'co2']
+/** A factor in thousandths (0..1000), or ABSENT for an axis the result set lacks. */
+const FACTOR_STATES = 1002
+const ABSENT = 1001
+
+/**
+ * A recommendation as one number (mixed radix: score 0..100, reason 0..3, then each factor in thousandths or absent);
+ * -1 for none. Factors are rounded to thousandths already, so nothing is lost.
+ */
+export function packRecommendation(r: Recommendation | undefined): number {
+  if (!r) return -1
+  let factors = 0
+  for (const axis of [...AXES].reverse()) {
+    const f = r.factors[axis]
+    factors = factors * FACTOR_STATES + (f === undefined ? ABSENT : Math.round(f * 1000))
+  }
+  return r.score + 101 * (REASON_ORDER.indexOf(r.reasonCode) + 4 * factors)
+}
+
+export function unpackRecommendation(n: number): Recommendation | undefined {
+  if (n < 0) return undefined
+  const score = n % 101
+  let rest = Math.floor(n / 101)
+  const reasonCode = REASON_ORDER[rest % 4]
+  rest = Math.floor(rest / 4)
+  const factors: Recommendation['factors'] = {}
+  for (const axis of AXES) {
+    const f = rest % FACTOR_STATES
+    rest = Math.floor(rest / FACTOR_STATES)
+    if (f !== ABSENT) factors[axis] = f / 1000
+  }
+  return { score, reasonCode, reason: REASON_TEXT[reasonCode], factors }
+}
+
+export const packPool = (items: PooledOffer[]): PackedPool => ({
+  offers: items.map((i) => i.offer),
+  providerIds: items.map((i) => i.providerId),
+  recommendations: items.map((i) => packRecommendation(i.recommendation)),
+})
+
+/** Entries `from` (inclusive) to `to` (exclusive) of a packed pool. */
+export function unpackPool(pool: PackedPool, from = 0, to = pool.offers.length): PooledOffer[] {
+  const items: PooledOffer[] = []
+  for (let i = from; i < Math.min(to, pool.offers.length); i++) {
+    const recommendation = unpackRecommendation(pool.recommendations[i])
+    items.push({
+      providerId: pool.providerIds[i],
+      offer: pool.offers[i],
+      ...(recommendation ? { recommendation } : {}),
+    })
+  }
+  return items
+}
+
 export function sortOffers(pool: PooledOffer[], sortBy: SortBy): PooledOffer[] {
   const price = (p: PooledOffer) => p.offer.price.totalPrice.amount
   const tie = (a: PooledOffer, b: PooledOffer) => a.offer.distanceMeters - b.offer.distanceMeters || price(a) - price(b)

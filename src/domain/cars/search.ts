@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { CarOffer, CarSearchRequest } from '../../api/cars/schemas.ts'
 import type { Warning } from '../../api/shared/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import { type CarConnector, type CarSearchQuery, isCarConnector, type Provider } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import type { Kv } from '../../platform/kv/types.ts'
+import { randomId } from '../../platform/random.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
@@ -16,9 +17,12 @@ import {
   type AxisRanges,
   axisRanges,
   matchesFilters,
+  type PackedPool,
   type PooledOffer,
+  packPool,
   recommend,
   sortOffers,
+  unpackPool,
   widenRanges,
 } from './ranking.ts'
 
@@ -49,7 +53,8 @@ interface Session {
     driverAge?: number
     estimatedKilometers?: number
   }
-  pool: PooledOffer[]
+  /** The offers in the order served, up to MAX_SESSION_OFFERS. */
+  pool: PackedPool
   pending: string[]
   /** How often each pending provider was asked again; after MAX_RETRIES it is given up, so paging ends. */
   retries: Record<string, number>
@@ -125,9 +130,9 @@ export function carSearch(deps: SearchDeps) {
         if (!stored)
           throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
         // A copy: the memory store hands out the stored object itself.
-        session = { ...stored, pool: [...stored.pool], pending: [...stored.pending], retries: { ...stored.retries } }
+        session = { ...stored, pending: [...stored.pending], retries: { ...stored.retries } }
         sessionId = claim.s
-        offset = Math.max(0, Math.min(Number(claim.o) || 0, stored.pool.length))
+        offset = Math.max(0, Math.min(Number(claim.o) || 0, stored.pool.offers.length))
       }
     }
 
@@ -169,7 +174,7 @@ export function carSearch(deps: SearchDeps) {
       session = {
         h,
         query: { ...query, start: start.toISOString(), end: end.toISOString() },
-        pool: sortOffers(fresh, sortBy).slice(0, MAX_SESSION_OFFERS),
+        pool: packPool(sortOffers(fresh, sortBy).slice(0, MAX_SESSION_OFFERS)),
         pending,
         retries: {},
         ranges,
@@ -177,7 +182,7 @@ export function carSearch(deps: SearchDeps) {
         searchedPeriod: searchedPeriod ?? { start: start.toISOString(), end: end.toISOString() },
         warnings: [...warnings.values()],
       }
-      if (session.pool.length === 0 && pending.length === 0) {
+      if (session.pool.offers.length === 0 && pending.length === 0) {
         throw new ApiError('NO_OFFERS_AVAILABLE', undefined, { providers: outcomes })
       }
     } else {
@@ -186,10 +191,9 @@ export function carSearch(deps: SearchDeps) {
         s.ranges = widenRanges(s.ranges, axisRanges(fresh.map((p) => p.offer)))
         recommend(fresh, s.ranges, true)
         // Offers that arrive late join the part not served yet, in order; served pages stay as they were.
-        s.pool = [...s.pool.slice(0, offset), ...sortOffers([...s.pool.slice(offset), ...fresh], sortBy)].slice(
-          0,
-          MAX_SESSION_OFFERS,
-        )
+        const served = unpackPool(s.pool, 0, offset)
+        const rest = sortOffers([...unpackPool(s.pool, offset), ...fresh], sortBy)
+        s.pool = packPool([...served, ...rest].slice(0, MAX_SESSION_OFFERS))
       }
       for (const id of pending) s.retries[id] = (s.retries[id] ?? 0) + 1
       s.pending = pending.filter((id) => s.retries[id] < MAX_RETRIES)
@@ -197,12 +201,12 @@ export function carSearch(deps: SearchDeps) {
 
     const s = session!
     const limit = request.limit ?? 20
-    const page = s.pool.slice(offset, offset + limit)
-    const hasMore = s.pool.length > offset + limit || s.pending.length > 0
+    const page = unpackPool(s.pool, offset, offset + limit)
+    const hasMore = s.pool.offers.length > offset + limit || s.pending.length > 0
     let nextCursor: string | undefined
     if (hasMore || sessionId) {
       // Saved (and its 30 minutes renewed) on every page; kept after the last page so that page can be asked again.
-      sessionId ??= randomBytes(12).toString('base64url')
+      sessionId ??= randomId(12)
       await deps.kv.setJson(sessionKey(sessionId), s, SESSION_TTL_MS)
       if (hasMore) nextCursor = deps.tokens.seal(cursorContext(caller), { s: sessionId, h, o: offset + page.length })
     }

@@ -1,6 +1,7 @@
 import type { Warning } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
+import { lru } from '../../../platform/lru.ts'
 import type {
   CallContext,
   CarConnector,
@@ -29,6 +30,20 @@ import type { CarRuntime } from './runtime.ts'
 import type { SandboxStation } from './stations.ts'
 import type { BookingRecord } from './store.ts'
 
+/** How many search answers a provider keeps at hand, and for how long at most (a safety net for the version). */
+const OFFER_MEMO_ANSWERS = 64
+const OFFER_MEMO_MS = 60_000
+
+const areaKey = (area: GeoArea) => `${area.coordinates.latitude},${area.coordinates.longitude},${area.radiusMeters}`
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}
+
 const FLIGHT_PATTERN = /^[A-Z0-9]{2,3}\s?\d{1,4}[A-Z]?$/i
 
 const nearest = (stations: SandboxStation[], area: GeoArea) =>
@@ -50,6 +65,7 @@ function timeRounded(field: string, from: Date, to: Date): Warning {
 /** Search, stations, offer details, prebook and book: the way to a booking. */
 export function shopping(rt: CarRuntime) {
   const { entry, profile, store, enter, scopeOf, soldOut, expired, bookable, present } = rt
+  const memo = lru<string, { answer: CarSearchAnswer; until: number }>(OFFER_MEMO_ANSWERS)
   return {
     async searchCars(query: CarSearchQuery, ctx: CallContext): Promise<CarSearchAnswer> {
       await enter(ctx, 'SEARCH')
@@ -70,6 +86,12 @@ export function shopping(rt: CarRuntime) {
         dropoff = nearest(profile.stations, query.dropoff)[0]?.station
         if (!dropoff) return none
       }
+      // The answer depends on nothing but this key (availability through its version), so a repeated search gets the
+      // same immutable answer instead of pricing every car again: the simulated provider stays cheap to run.
+      const version = await store.availabilityVersion(ctx.environment)
+      const key = `${ctx.language}|${searchedPeriod.start}|${searchedPeriod.end}|${areaKey(query.pickup)}|${query.dropoff ? areaKey(query.dropoff) : ''}|${query.estimatedKilometers ?? 0}|${age ?? ''}|${version}`
+      const known = memo.get(key)
+      if (known && known.until > Date.now()) return known.answer
       const scope = scopeOf(ctx)
       const found = nearest(profile.stations, query.pickup)
       const free = await Promise.all(
@@ -96,7 +118,9 @@ export function shopping(rt: CarRuntime) {
           return [buildOffer(scope, params, r, free[i][modelId], { ratePercent: 0 }).offer]
         })
       })
-      return { offers, searchedPeriod, warnings }
+      const answer = deepFreeze({ offers, searchedPeriod, warnings })
+      memo.set(key, { answer, until: Date.now() + OFFER_MEMO_MS })
+      return answer
     },
 
     async stations(area: GeoArea, ctx: CallContext): Promise<ProviderStation[]> {

@@ -69,6 +69,7 @@ export function sandboxStore(kv: Kv, providerId: string, referencePrefix: string
   const prefix = (environment: string) => `sandbox:${providerId}:${environment}:`
   const allocKey = (env: string, station: string) => `${prefix(env)}alloc:${station}`
   const bookingKey = (env: string, reference: string) => `${prefix(env)}booking:${reference}`
+  const versionKey = (env: string) => `${prefix(env)}availability`
 
   async function allocations(env: string, station: string): Promise<Allocations> {
     const text = await kv.get(allocKey(env, station))
@@ -93,6 +94,12 @@ export function sandboxStore(kv: Kv, providerId: string, referencePrefix: string
   }
 
   return {
+    /**
+     * Moves whenever any allocation of the environment changes (after the change is written), so an answer computed
+     * under one version is still true while the version stands.
+     */
+    availabilityVersion: async (env: string) => (await kv.get(versionKey(env))) ?? '0',
+
     /** Free units of each model at a station for a period. */
     async freeUnits(
       env: string,
@@ -130,6 +137,7 @@ export function sandboxStore(kv: Kv, providerId: string, referencePrefix: string
         if (maxConcurrent(list, start.getTime(), end.getTime(), ref) >= units) return false
         all[model] = [...list.filter((a) => a.ref !== ref), { ref, start: start.getTime(), end: end.getTime() }]
         await kv.set(allocKey(env, station), JSON.stringify(all), STATE_TTL_MS)
+        await kv.increment(versionKey(env), STATE_TTL_MS)
         return true
       })
     },
@@ -140,6 +148,7 @@ export function sandboxStore(kv: Kv, providerId: string, referencePrefix: string
         if (!all[model]?.some((a) => a.ref === ref)) return
         all[model] = all[model].filter((a) => a.ref !== ref)
         await kv.set(allocKey(env, station), JSON.stringify(all), STATE_TTL_MS)
+        await kv.increment(versionKey(env), STATE_TTL_MS)
       })
     },
 
