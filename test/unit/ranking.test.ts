@@ -2,7 +2,14 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { Recommendation } from '../../src/api/cars/schemas.ts'
-import { packRecommendation, unpackRecommendation } from '../../src/domain/cars/ranking.ts'
+import type { ProviderCarOffer } from '../../src/connectors/types.ts'
+import {
+  axisRanges,
+  orderPool,
+  packRecommendation,
+  scoreOffers,
+  unpackRecommendation,
+} from '../../src/domain/cars/ranking.ts'
 import { lru } from '../../src/platform/lru.ts'
 import { randomChunk } from '../../src/platform/random.ts'
 
@@ -41,6 +48,109 @@ describe('search session packing', () => {
   it('packs no recommendation as -1', () => {
     assert.equal(packRecommendation(undefined), -1)
     assert.equal(unpackRecommendation(-1), undefined)
+  })
+})
+
+/** The ranking rules written plainly, object by object: what the packed, typed-array version must agree with. */
+function reference(offers: ProviderCarOffer[]) {
+  const weights = { cost: 0.5, time: 0.3, co2: 0.2 } as const
+  const value = (o: ProviderCarOffer, axis: keyof typeof weights) =>
+    axis === 'cost' ? o.price.totalPrice.amount : axis === 'time' ? o.distanceMeters : o.vehicle.co2Emissions
+  const axes = (['cost', 'time', 'co2'] as const).filter((a) => offers.every((o) => value(o, a) !== undefined))
+  const weight = axes.reduce((sum, a) => sum + weights[a], 0)
+  const items = offers.map((offer, index) => {
+    if (axes.length === 0) return { index, offer, score: 0, best: false, reason: '' }
+    let score = 0
+    let reason: string = axes[0]
+    let bestFactor = -1
+    for (const axis of axes) {
+      const values = offers.map((o) => value(o, axis) as number)
+      const [min, max] = [Math.min(...values), Math.max(...values)]
+      const factor = max === min ? 1 : (max - (value(offer, axis) as number)) / (max - min)
+      score += (weights[axis] / weight) * factor
+      if (Math.round(factor * 1000) > bestFactor) {
+        bestFactor = Math.round(factor * 1000)
+        reason = axis
+      }
+    }
+    return { index, offer, score: Math.round(score * 100), best: false, reason }
+  })
+  if (axes.length > 0 && items.length > 0) {
+    items.reduce((a, b) => (b.score > a.score ? b : a)).best = true
+  }
+  return [...items].sort(
+    (a, b) =>
+      Number(b.best) - Number(a.best) ||
+      b.score - a.score ||
+      a.offer.distanceMeters - b.offer.distanceMeters ||
+      a.offer.price.totalPrice.amount - b.offer.price.totalPrice.amount,
+  )
+}
+
+const offerArb = fc
+  .record({
+    amount: fc.integer({ min: 1000, max: 100_000 }),
+    distance: fc.integer({ min: 0, max: 5000 }),
+    co2: fc.option(fc.integer({ min: 0, max: 250 }), { nil: undefined, freq: 8 }),
+  })
+  .map(
+    ({ amount, distance, co2 }) =>
+      ({
+        price: { totalPrice: { amount, currency: 'EUR' } },
+        distanceMeters: distance,
+        vehicle: { co2Emissions: co2 },
+      }) as unknown as ProviderCarOffer,
+  )
+
+describe('ranking', () => {
+  it('scores and orders (RECOMMENDED) exactly as the plain rules say', () => {
+    fc.assert(
+      fc.property(fc.array(offerArb, { maxLength: 60 }), fc.integer({ min: 1, max: 80 }), (offers, limit) => {
+        const scored = scoreOffers(offers, axisRanges(offers), false)
+        const providerIds = offers.map((_, i) => `p${i}`)
+        const ordered = orderPool(
+          { offers, providerIds, recommendations: scored.recommendations },
+          'RECOMMENDED',
+          limit,
+        )
+        const expected = reference(offers).slice(0, limit)
+        assert.deepEqual(
+          ordered.providerIds,
+          expected.map((e) => `p${e.index}`),
+        )
+        const recs = ordered.recommendations.map(unpackRecommendation)
+        assert.deepEqual(
+          recs.map((r) => r?.score ?? 0),
+          expected.map((e) => e.score),
+        )
+        assert.equal(
+          recs.filter((r) => r?.reasonCode === 'BEST_OVERALL').length,
+          offers.length > 0 && limit > 0 ? 1 : 0,
+        )
+        for (const r of recs) {
+          assert.ok(r === undefined || (r.score >= 0 && r.score <= 100))
+          for (const f of Object.values(r?.factors ?? {})) assert.ok(f >= 0 && f <= 1)
+        }
+      }),
+    )
+  })
+
+  it('orders by price and distance with the documented tie-breaks', () => {
+    fc.assert(
+      fc.property(fc.array(offerArb, { maxLength: 40 }), (offers) => {
+        const pool = { offers, providerIds: offers.map((_, i) => `p${i}`), recommendations: offers.map(() => -1) }
+        const price = (o: ProviderCarOffer) => o.price.totalPrice.amount
+        const low = orderPool(pool, 'PRICE_LOW_TO_HIGH', offers.length).offers
+        const high = orderPool(pool, 'PRICE_HIGH_TO_LOW', offers.length).offers
+        const near = orderPool(pool, 'DISTANCE', offers.length).offers
+        for (let i = 1; i < offers.length; i++) {
+          assert.ok(price(low[i - 1]) <= price(low[i]))
+          assert.ok(price(high[i - 1]) >= price(high[i]))
+          assert.ok(near[i - 1].distanceMeters <= near[i].distanceMeters)
+          if (near[i - 1].distanceMeters === near[i].distanceMeters) assert.ok(price(near[i - 1]) <= price(near[i]))
+        }
+      }),
+    )
   })
 })
 

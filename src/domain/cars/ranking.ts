@@ -40,6 +40,10 @@ const REASON_TEXT: Record<Recommendation['reasonCode'], string> = {
   LOWEST_CO2: 'Scores best on CO2 emissions',
 }
 
+const REASON_ORDER: Recommendation['reasonCode'][] = ['BEST_OVERALL', 'LOWEST_PRICE', 'SHORTEST_DISTANCE', 'LOWEST_CO2']
+const AXES: Axis[] = ['cost', 'time', 'co2']
+const AXIS_INDEX: Record<Axis, number> = { cost: 0, time: 1, co2: 2 }
+
 const axisValue = (o: ProviderCarOffer, axis: Axis): number | undefined =>
   axis === 'cost' ? o.price.totalPrice.amount : axis === 'time' ? o.distanceMeters : o.vehicle.co2Emissions
 
@@ -49,52 +53,32 @@ export type AxisRanges = Partial<Record<Axis, { min: number; max: number }>>
 export function axisRanges(offers: ProviderCarOffer[]): AxisRanges {
   const ranges: AxisRanges = {}
   if (offers.length === 0) return ranges
-  for (const axis of Object.keys(WEIGHTS) as Axis[]) {
-    const values = offers.map((o) => axisValue(o, axis))
-    if (values.some((v) => v === undefined || !Number.isFinite(v))) continue
-    ranges[axis] = { min: Math.min(...(values as number[])), max: Math.max(...(values as number[])) }
+  for (const axis of AXES) {
+    let min = Number.POSITIVE_INFINITY
+    let max = Number.NEGATIVE_INFINITY
+    let complete = true
+    for (const offer of offers) {
+      const value = axisValue(offer, axis)
+      if (value === undefined || !Number.isFinite(value)) {
+        complete = false
+        break
+      }
+      if (value < min) min = value
+      if (value > max) max = value
+    }
+    if (complete) ranges[axis] = { min, max }
   }
   return ranges
 }
 
 export const widenRanges = (a: AxisRanges, b: AxisRanges): AxisRanges => {
   const out: AxisRanges = {}
-  for (const axis of Object.keys(WEIGHTS) as Axis[]) {
+  for (const axis of AXES) {
     if (a[axis] && b[axis]) {
       out[axis] = { min: Math.min(a[axis].min, b[axis].min), max: Math.max(a[axis].max, b[axis].max) }
     }
   }
   return out
-}
-
-/**
- * Scores 0..100 from the axes available across the result set (lower price, distance and CO2 are better; each
- * factor 0..1, min–max normalized). The single top-scored offer is BEST_OVERALL unless `bestTaken`; the others are
- * named after their best axis.
- */
-export function recommend(pool: PooledOffer[], ranges: AxisRanges, bestTaken: boolean): boolean {
-  const axes = (Object.keys(WEIGHTS) as Axis[]).filter((a) => ranges[a])
-  if (axes.length === 0) return bestTaken
-  const weight = axes.reduce((sum, a) => sum + WEIGHTS[a], 0)
-  for (const item of pool) {
-    const factors: Recommendation['factors'] = {}
-    let score = 0
-    for (const axis of axes) {
-      const { min, max } = ranges[axis]!
-      const value = axisValue(item.offer, axis) ?? max
-      const factor = max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
-      factors[axis] = Math.round(factor * 1000) / 1000
-      score += (WEIGHTS[axis] / weight) * factor
-    }
-    const best = axes.reduce((a, b) => ((factors[b] ?? 0) > (factors[a] ?? 0) ? b : a))
-    const reasonCode = REASONS[best]
-    item.recommendation = { score: Math.round(score * 100), reasonCode, reason: REASON_TEXT[reasonCode], factors }
-  }
-  if (bestTaken || pool.length === 0) return bestTaken
-  const top = pool.reduce((a, b) => ((b.recommendation?.score ?? 0) > (a.recommendation?.score ?? 0) ? b : a))
-  top.recommendation!.reasonCode = 'BEST_OVERALL'
-  top.recommendation!.reason = REASON_TEXT.BEST_OVERALL
-  return true
 }
 
 /**
@@ -107,8 +91,6 @@ export interface PackedPool {
   recommendations: number[]
 }
 
-const REASON_ORDER: Recommendation['reasonCode'][] = ['BEST_OVERALL', 'LOWEST_PRICE', 'SHORTEST_DISTANCE', 'LOWEST_CO2']
-const AXES: Axis[] = ['cost', 'time', 'co2']
 /** A factor in thousandths (0..1000), or ABSENT for an axis the result set lacks. */
 const FACTOR_STATES = 1002
 const ABSENT = 1001
@@ -119,12 +101,25 @@ const ABSENT = 1001
  */
 export function packRecommendation(r: Recommendation | undefined): number {
   if (!r) return -1
-  let factors = 0
-  for (const axis of [...AXES].reverse()) {
+  const thousandths = AXES.map((axis) => {
     const f = r.factors[axis]
-    factors = factors * FACTOR_STATES + (f === undefined ? ABSENT : Math.round(f * 1000))
-  }
-  return r.score + 101 * (REASON_ORDER.indexOf(r.reasonCode) + 4 * factors)
+    return f === undefined ? ABSENT : Math.round(f * 1000)
+  })
+  return packParts(r.score, REASON_ORDER.indexOf(r.reasonCode), thousandths)
+}
+
+/** Score 0..100, reason index in REASON_ORDER, and the factors in AXES order (thousandths or ABSENT). */
+function packParts(score: number, reason: number, thousandths: number[]): number {
+  let factors = 0
+  for (let i = thousandths.length - 1; i >= 0; i--) factors = factors * FACTOR_STATES + thousandths[i]
+  return score + 101 * (reason + 4 * factors)
+}
+
+/** The same packed recommendation with another reason. */
+const withReason = (packed: number, reason: number) => {
+  const score = packed % 101
+  const rest = Math.floor(packed / 101)
+  return score + 101 * (reason + 4 * Math.floor(rest / 4))
 }
 
 export function unpackRecommendation(n: number): Recommendation | undefined {
@@ -142,12 +137,6 @@ export function unpackRecommendation(n: number): Recommendation | undefined {
   return { score, reasonCode, reason: REASON_TEXT[reasonCode], factors }
 }
 
-export const packPool = (items: PooledOffer[]): PackedPool => ({
-  offers: items.map((i) => i.offer),
-  providerIds: items.map((i) => i.providerId),
-  recommendations: items.map((i) => packRecommendation(i.recommendation)),
-})
-
 /** Entries `from` (inclusive) to `to` (exclusive) of a packed pool. */
 export function unpackPool(pool: PackedPool, from = 0, to = pool.offers.length): PooledOffer[] {
   const items: PooledOffer[] = []
@@ -162,18 +151,81 @@ export function unpackPool(pool: PackedPool, from = 0, to = pool.offers.length):
   return items
 }
 
-export function sortOffers(pool: PooledOffer[], sortBy: SortBy): PooledOffer[] {
-  const price = (p: PooledOffer) => p.offer.price.totalPrice.amount
-  const tie = (a: PooledOffer, b: PooledOffer) => a.offer.distanceMeters - b.offer.distanceMeters || price(a) - price(b)
-  const compare: Record<SortBy, (a: PooledOffer, b: PooledOffer) => number> = {
-    PRICE_LOW_TO_HIGH: (a, b) => price(a) - price(b) || tie(a, b),
-    PRICE_HIGH_TO_LOW: (a, b) => price(b) - price(a) || tie(a, b),
-    DISTANCE: (a, b) => a.offer.distanceMeters - b.offer.distanceMeters || price(a) - price(b),
-    RECOMMENDED: (a, b) =>
-      Number(b.recommendation?.reasonCode === 'BEST_OVERALL') -
-        Number(a.recommendation?.reasonCode === 'BEST_OVERALL') ||
-      (b.recommendation?.score ?? 0) - (a.recommendation?.score ?? 0) ||
-      tie(a, b),
+/**
+ * Scores 0..100 from the axes available across the result set (lower price, distance and CO2 are better; each
+ * factor 0..1, min–max normalized). The single top-scored offer (the first of equals) is BEST_OVERALL unless
+ * `bestTaken`; the others are named after their best axis. One packed recommendation per offer, no objects.
+ */
+export function scoreOffers(
+  offers: ProviderCarOffer[],
+  ranges: AxisRanges,
+  bestTaken: boolean,
+): { recommendations: number[]; bestTaken: boolean } {
+  const recommendations = new Array<number>(offers.length).fill(-1)
+  const axes = AXES.filter((a) => ranges[a])
+  if (axes.length === 0) return { recommendations, bestTaken }
+  const weight = axes.reduce((sum, a) => sum + WEIGHTS[a], 0)
+  const thousandths = [ABSENT, ABSENT, ABSENT]
+  let top = -1
+  let topScore = -1
+  for (let i = 0; i < offers.length; i++) {
+    let score = 0
+    let reason = -1
+    let bestFactor = -1
+    for (const axis of axes) {
+      const { min, max } = ranges[axis]!
+      const value = axisValue(offers[i], axis) ?? max
+      const factor = max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
+      const rounded = Math.round(factor * 1000)
+      thousandths[AXIS_INDEX[axis]] = rounded
+      score += (WEIGHTS[axis] / weight) * factor
+      if (rounded > bestFactor) {
+        bestFactor = rounded
+        reason = REASON_ORDER.indexOf(REASONS[axis])
+      }
+    }
+    const rounded = Math.round(score * 100)
+    recommendations[i] = packParts(rounded, reason, thousandths)
+    if (rounded > topScore) {
+      top = i
+      topScore = rounded
+    }
   }
-  return [...pool].sort(compare[sortBy])
+  if (bestTaken || top < 0) return { recommendations, bestTaken }
+  recommendations[top] = withReason(recommendations[top], 0)
+  return { recommendations, bestTaken: true }
+}
+
+/**
+ * The pool in `sortBy` order (stable), its first `limit` entries. RECOMMENDED puts the BEST_OVERALL offer first, then
+ * higher scores; ties go to the nearer, then the cheaper offer. The keys are computed once, not per comparison.
+ */
+export function orderPool(pool: PackedPool, sortBy: SortBy, limit: number): PackedPool {
+  const n = pool.offers.length
+  const price = new Float64Array(n)
+  const distance = new Float64Array(n)
+  // RECOMMENDED: 0 for BEST_OVERALL, then 101 - score (the lower, the better; no recommendation counts as 0).
+  const rank = new Float64Array(n)
+  const recs = pool.recommendations
+  for (let i = 0; i < n; i++) {
+    price[i] = pool.offers[i].price.totalPrice.amount
+    distance[i] = pool.offers[i].distanceMeters
+    const r = recs[i]
+    rank[i] = r < 0 ? 101 : Math.floor(r / 101) % 4 === 0 ? 0 : 101 - (r % 101)
+  }
+  const tie = (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
+  const compare: Record<SortBy, (a: number, b: number) => number> = {
+    PRICE_LOW_TO_HIGH: (a, b) => price[a] - price[b] || tie(a, b),
+    PRICE_HIGH_TO_LOW: (a, b) => price[b] - price[a] || tie(a, b),
+    DISTANCE: (a, b) => distance[a] - distance[b] || price[a] - price[b],
+    RECOMMENDED: (a, b) => rank[a] - rank[b] || tie(a, b),
+  }
+  const order = Array.from({ length: n }, (_, i) => i)
+    .sort(compare[sortBy])
+    .slice(0, limit)
+  return {
+    offers: order.map((i) => pool.offers[i]),
+    providerIds: order.map((i) => pool.providerIds[i]),
+    recommendations: order.map((i) => recs[i]),
+  }
 }

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto'
 import type { CarOffer, CarSearchRequest } from '../../api/cars/schemas.ts'
 import type { Warning } from '../../api/shared/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
-import { type CarConnector, type CarSearchQuery, isCarConnector, type Provider } from '../../connectors/types.ts'
+import {
+  type CarConnector,
+  type CarSearchQuery,
+  isCarConnector,
+  type Provider,
+  type ProviderCarOffer,
+} from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import { randomId } from '../../platform/random.ts'
@@ -17,11 +23,9 @@ import {
   type AxisRanges,
   axisRanges,
   matchesFilters,
+  orderPool,
   type PackedPool,
-  type PooledOffer,
-  packPool,
-  recommend,
-  sortOffers,
+  scoreOffers,
   unpackPool,
   widenRanges,
 } from './ranking.ts'
@@ -141,7 +145,8 @@ export function carSearch(deps: SearchDeps) {
     const firstPage = !session
     const asked = firstPage ? all : all.filter((p) => session!.pending.includes(p.entry.id))
     const answers = await ask(caller, asked, query)
-    const fresh: PooledOffer[] = []
+    const freshOffers: ProviderCarOffer[] = []
+    const freshProviders: string[] = []
     const pending: string[] = []
     let searchedPeriod: Session['searchedPeriod'] | undefined
     const warnings = new Map<string, Warning>()
@@ -161,24 +166,30 @@ export function carSearch(deps: SearchDeps) {
         })
         continue
       }
-      const offers = result.value.offers.filter((o) => matchesFilters(o, request.filters))
+      let count = 0
+      for (const offer of result.value.offers) {
+        if (!matchesFilters(offer, request.filters)) continue
+        freshOffers.push(offer)
+        freshProviders.push(provider.entry.id)
+        count++
+      }
       searchedPeriod ??= result.value.searchedPeriod
       for (const w of result.value.warnings) warnings.set(`${w.code}|${w.field ?? ''}`, w)
-      fresh.push(...offers.map((offer) => ({ providerId: provider.entry.id, offer })))
-      outcomes.push({ ...base, status: 'OK', offers: offers.length })
+      outcomes.push({ ...base, status: 'OK', offers: count })
     }
 
     if (firstPage) {
-      const ranges = axisRanges(fresh.map((p) => p.offer))
-      const bestTaken = recommend(fresh, ranges, false)
+      const ranges = axisRanges(freshOffers)
+      const scored = scoreOffers(freshOffers, ranges, false)
+      const pool = { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations }
       session = {
         h,
         query: { ...query, start: start.toISOString(), end: end.toISOString() },
-        pool: packPool(sortOffers(fresh, sortBy).slice(0, MAX_SESSION_OFFERS)),
+        pool: orderPool(pool, sortBy, MAX_SESSION_OFFERS),
         pending,
         retries: {},
         ranges,
-        bestTaken,
+        bestTaken: scored.bestTaken,
         searchedPeriod: searchedPeriod ?? { start: start.toISOString(), end: end.toISOString() },
         warnings: [...warnings.values()],
       }
@@ -187,13 +198,25 @@ export function carSearch(deps: SearchDeps) {
       }
     } else {
       const s = session!
-      if (fresh.length > 0) {
-        s.ranges = widenRanges(s.ranges, axisRanges(fresh.map((p) => p.offer)))
-        recommend(fresh, s.ranges, true)
+      if (freshOffers.length > 0) {
+        s.ranges = widenRanges(s.ranges, axisRanges(freshOffers))
+        const late = scoreOffers(freshOffers, s.ranges, true).recommendations
         // Offers that arrive late join the part not served yet, in order; served pages stay as they were.
-        const served = unpackPool(s.pool, 0, offset)
-        const rest = sortOffers([...unpackPool(s.pool, offset), ...fresh], sortBy)
-        s.pool = packPool([...served, ...rest].slice(0, MAX_SESSION_OFFERS))
+        const p = s.pool
+        const rest = orderPool(
+          {
+            offers: [...p.offers.slice(offset), ...freshOffers],
+            providerIds: [...p.providerIds.slice(offset), ...freshProviders],
+            recommendations: [...p.recommendations.slice(offset), ...late],
+          },
+          sortBy,
+          MAX_SESSION_OFFERS - offset,
+        )
+        s.pool = {
+          offers: [...p.offers.slice(0, offset), ...rest.offers],
+          providerIds: [...p.providerIds.slice(0, offset), ...rest.providerIds],
+          recommendations: [...p.recommendations.slice(0, offset), ...rest.recommendations],
+        }
       }
       for (const id of pending) s.retries[id] = (s.retries[id] ?? 0) + 1
       s.pending = pending.filter((id) => s.retries[id] < MAX_RETRIES)
