@@ -23,6 +23,11 @@ export interface CallOptions {
   signal?: AbortSignal
   /** Which breaker and bulkhead the call counts against (default: the provider): environments stay apart. */
   breakerKey?: string
+  /**
+   * The call runs under a test scenario (X-Sandbox-Scenario) that targets this provider: its failures were asked for
+   * and say nothing about the provider's health, so no breaker counts them and they are not retried.
+   */
+  staged?: boolean
 }
 
 export interface ResilienceOptions {
@@ -96,7 +101,11 @@ export function createResilience(options: ResilienceOptions) {
     })
     const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
     const attempt = () => breaker.execute(() => limiter.execute(() => fn(controller.signal)))
-    const run = opts.idempotent ? retryReads.execute(attempt, controller.signal) : attempt()
+    const run = opts.staged
+      ? limiter.execute(() => fn(controller.signal))
+      : opts.idempotent
+        ? retryReads.execute(attempt, controller.signal)
+        : attempt()
     try {
       const value = await Promise.race([run, deadline])
       metrics.providerCalls.inc({ provider: opts.provider, operation: opts.operation, outcome: 'ok' })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { bookFirst, DRIVER, period } from '../helpers/cars.ts'
+import { bookFirst, DRIVER, near, period } from '../helpers/cars.ts'
 import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
 
 describe('managing car bookings', { skip: skipReason }, () => {
@@ -79,6 +79,38 @@ describe('managing car bookings', { skip: skipReason }, () => {
     )
     assert.equal(change.status, 502)
     assert.equal(change.body.error.code, 'PROVIDER_ERROR')
+  })
+
+  it('failures a scenario asks for never open a breaker: every such request gets its own error, other tenants too', async () => {
+    const { booking } = await bookFirst(h, t.test, { providerId: 'sandbox-rent' })
+    const id = booking.body.data.bookingId
+    const failing = { 'x-sandbox-scenario': 'provider-error:sandbox-rent' }
+    // More than the breaker's threshold (5) in a row.
+    for (let i = 0; i < 8; i++) {
+      const read = await h.api('GET', `/cars/bookings/${id}`, t.test, undefined, failing)
+      assert.equal(read.status, 502, `read ${i + 1}: ${read.text}`)
+      assert.equal(read.body.error.code, 'PROVIDER_ERROR')
+    }
+    const search = await h.api('POST', '/cars', t.test, { pickup: near(), dates: period(h) }, failing)
+    assert.equal(search.status, 200, search.text)
+    const rent = search.body.data.providers.find((p: any) => p.id === 'sandbox-rent')
+    assert.equal(rent.status, 'FAILED')
+    assert.equal(rent.error.code, 'PROVIDER_ERROR')
+
+    const other = await createTenant(h)
+    const theirs = await bookFirst(h, other.test, { providerId: 'sandbox-rent' })
+    const refused = await h.api(
+      'POST',
+      `/cars/bookings/${theirs.booking.body.data.bookingId}/cancel`,
+      other.test,
+      undefined,
+      { 'x-sandbox-scenario': 'cancel-refused:sandbox-rent' },
+    )
+    assert.equal(refused.status, 422, refused.text)
+    assert.equal(refused.body.error.code, 'BOOKING_FAILED')
+    // Without a scenario the provider answers as usual.
+    const plain = await h.api('GET', `/cars/bookings/${id}`, t.test)
+    assert.equal(plain.status, 200, plain.text)
   })
 
   it('a PENDING booking becomes CONFIRMED when read, and the history shows it', async () => {
