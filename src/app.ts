@@ -108,6 +108,15 @@ export async function createApp(deps: AppDeps) {
   app.setValidatorCompiler(validatorCompiler())
   // The API speaks JSON only; any other body gets 415 rather than being read as text.
   app.removeContentTypeParser('text/plain')
+  // Clients that send `Content-Type: application/json` on every request also send it with no body (POST .../cancel):
+  // that is an empty body, validated as {}, not an error.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string
+    if (text.length < 64 && text.trim() === '') return done(null, undefined)
+    parseJson(request, text, done)
+  })
 
   // Every route is mirrored in a method-agnostic router, so a wrong method gets 405 instead of 404.
   const routes = FindMyWay()

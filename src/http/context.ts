@@ -18,6 +18,8 @@ export interface RouteAccess {
   statusOverrides?: StatusOverrides
   /** Validation failures only in these fields are INVALID_LOCATION rather than INVALID_REQUEST. */
   locationFields?: RegExp
+  /** Validation failures only in these fields (malformed or missing dates) are INVALID_DATE_RANGE. */
+  dateFields?: RegExp
 }
 
 declare module 'fastify' {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorMessage, negotiateLanguage } from '../platform/i18n/index.ts'
-import { ApiError, isApiError, statusFor } from './errors.ts'
+import { ApiError, type ErrorCode, isApiError, statusFor } from './errors.ts'
 
 interface ValidationIssue {
   instancePath: string
@@ -74,19 +74,22 @@ export function toApiError(error: unknown): ApiError | undefined {
   return undefined
 }
 
+/** A validation failure confined to `fields` (a location, the dates) answers that field's own code. */
+function narrowed(error: ApiError, fields: RegExp | undefined, code: ErrorCode): ApiError {
+  if (!fields || error.code !== 'INVALID_REQUEST' || !error.details || error.details.reason) return error
+  const paths = Object.keys(error.details)
+  return paths.length > 0 && paths.every((f) => fields.test(f)) ? new ApiError(code, undefined, error.details) : error
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   let apiError = toApiError(error)
   if (!apiError) {
     request.log.error({ err: error }, 'unhandled error')
     apiError = new ApiError('INTERNAL_ERROR')
   }
-  const locationFields = request.routeOptions?.config?.locationFields
-  if (locationFields && apiError.code === 'INVALID_REQUEST' && apiError.details && !apiError.details.reason) {
-    const fields = Object.keys(apiError.details)
-    if (fields.length > 0 && fields.every((f) => locationFields.test(f))) {
-      apiError = new ApiError('INVALID_LOCATION', undefined, apiError.details)
-    }
-  }
+  const config = request.routeOptions?.config
+  apiError = narrowed(apiError, config?.locationFields, 'INVALID_LOCATION')
+  apiError = narrowed(apiError, config?.dateFields, 'INVALID_DATE_RANGE')
   const status = apiError.status ?? statusFor(apiError.code, request.routeOptions?.config?.statusOverrides)
   if (status >= 500) request.log.warn({ code: apiError.code, details: apiError.details }, 'request failed')
   const language = request.language || negotiateLanguage(request.headers['accept-language'], 'en')

@@ -52,9 +52,23 @@ describe('managing car bookings', { skip: skipReason }, () => {
     )
 
     const late = await bookFirst(h, t.secret, { providerId: 'sandbox-rent', search: { dates: period(h, 24, 2) } })
-    const fee = await h.api('POST', `/cars/bookings/${late.booking.body.data.bookingId}/cancel`, t.secret)
+    // Clients often announce JSON on every request, also without a body.
+    const fee = await h.request({
+      method: 'POST',
+      url: `/mobility-api/v2/cars/bookings/${late.booking.body.data.bookingId}/cancel`,
+      key: t.secret,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    })
     assert.equal(fee.status, 200, fee.text)
     assert.ok(fee.body.data.cancellation.fee.amount > 0, 'within 48 h of pickup a fee applies')
+    assert.deepEqual(fee.body.data.fee, fee.body.data.cancellation.fee)
+    assert.deepEqual(fee.body.data.refund, fee.body.data.cancellation.refund)
+    assert.equal(
+      fee.body.data.fee.amount + fee.body.data.refund.amount,
+      fee.body.data.price.totalPrice.amount,
+      'fee and refund split the price',
+    )
   })
 
   it('422 BOOKING_FAILED when the provider refuses the cancellation; 502 PROVIDER_ERROR when it fails reading', async () => {

@@ -62,11 +62,17 @@ describe('POST /cars', { skip: skipReason }, () => {
   it('rejects bad dates with INVALID_DATE_RANGE', async () => {
     const past = { start: new Date(h.clock().getTime() - 3600_000).toISOString(), end: period(h).end }
     const reversed = { start: period(h).end, end: period(h).start }
-    for (const dates of [past, reversed]) {
+    const malformed = { start: 'tomorrow', end: period(h).end }
+    const dateOnly = { start: period(h).start.slice(0, 10), end: period(h).end }
+    const missingEnd = { start: period(h).start }
+    for (const dates of [past, reversed, malformed, dateOnly, missingEnd]) {
       const res = await h.api('POST', '/cars', t.secret, { pickup: near(), dates })
-      assert.equal(res.status, 400)
-      assert.equal(res.body.error.code, 'INVALID_DATE_RANGE')
+      assert.equal(res.status, 400, JSON.stringify(dates))
+      assert.equal(res.body.error.code, 'INVALID_DATE_RANGE', res.text)
     }
+    const both = await h.api('POST', '/cars', t.secret, { pickup: near(), dates: malformed, limit: 0 })
+    assert.equal(both.body.error.code, 'INVALID_REQUEST', 'other fields wrong too: the general code')
+    assert.ok(both.body.error.details['dates.start'] && both.body.error.details.limit)
   })
 
   it('rejects bad coordinates with INVALID_LOCATION and other bad input with INVALID_REQUEST', async () => {
@@ -231,9 +237,13 @@ describe('POST /cars', { skip: skipReason }, () => {
     const young = await searchCars(h, t.secret, { driverAge: 19, limit: 100 })
     assert.equal(young.status, 200)
     assert.ok(young.body.data.offers.every((o: any) => !['LUXURY', 'SPORTS'].includes(o.vehicle.category)))
-    const minor = await searchCars(h, t.secret, { driverAge: 17 })
-    assert.equal(minor.status, 404)
-    assert.equal(minor.body.error.code, 'NO_OFFERS_AVAILABLE')
+    for (const driverAge of [17, 15, 0]) {
+      const minor = await searchCars(h, t.secret, { driverAge })
+      assert.equal(minor.status, 404, `driverAge ${driverAge}`)
+      assert.equal(minor.body.error.code, 'NO_OFFERS_AVAILABLE')
+    }
+    const negative = await searchCars(h, t.secret, { driverAge: -1 })
+    assert.equal(negative.body.error.code, 'INVALID_REQUEST')
   })
 
   it('pages with an opaque cursor; changed parameters start over silently; a tampered cursor is INVALID_CURSOR', async () => {

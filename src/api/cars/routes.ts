@@ -47,6 +47,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       config: {
         permission: 'cars:offer:read',
         locationFields: /^(pickup|dropoff)\.(coordinates|placeId)/,
+        dateFields: /^dates\./,
       },
       schema: {
         ...doc(
@@ -147,7 +148,11 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
   app.patch(
     '/cars/bookings/:bookingId',
     {
-      config: { permission: 'cars:booking:write', statusOverrides: { PROVIDER_ERROR: 502 } },
+      config: {
+        permission: 'cars:booking:write',
+        statusOverrides: { PROVIDER_ERROR: 502 },
+        dateFields: /^rentalPeriod\./,
+      },
       schema: {
         ...doc(
           'Change a booking',
@@ -169,7 +174,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       schema: {
         ...doc(
           'Cancel a booking',
-          'Answers the booking with status CANCELLED and `cancellation.fee` / `cancellation.refund` per the policy at this time. 422 BOOKING_FAILED when the provider refuses.',
+          'Answers the booking with status CANCELLED and the `fee` and `refund` applied per the policy at this time (also under `cancellation`, with the time and reason). No body is needed. 422 BOOKING_FAILED when the provider refuses.',
         ),
         params: BookingParams,
         body: CancelRequest,

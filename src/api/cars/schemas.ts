@@ -197,7 +197,13 @@ export const CarSearchRequest = Type.Object(
     estimatedKilometers: Type.Optional(
       Type.Number({ minimum: 0, maximum: 100_000, description: 'Needed for pricing' }),
     ),
-    driverAge: Type.Optional(Type.Integer({ minimum: 16, maximum: 120 })),
+    driverAge: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 120,
+        description: 'Years; providers offer nothing to drivers below their minimum age',
+      }),
+    ),
     filters: Type.Optional(CarFilters),
     sortBy: Type.Optional(enumOf(SORT_BY, 'Default RECOMMENDED')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
@@ -440,6 +446,14 @@ export const Booking = Type.Object(
     cancellation: Type.Optional(
       Type.Object({ cancelledAt: DateTime, fee: Price, refund: Price, reason: Type.Optional(Type.String()) }),
     ),
+    fee: Type.Optional({
+      ...Price,
+      description: 'Cancelled bookings: the cancellation fee applied (as `cancellation.fee`)',
+    }),
+    refund: Type.Optional({
+      ...Price,
+      description: 'Cancelled bookings: the amount refunded (as `cancellation.refund`)',
+    }),
     notes: Type.Optional(Type.String({ description: 'Free text kept with the booking (retention STANDARD only)' })),
     dataRetention: enumOf(['STANDARD', 'NONE'] as const),
     createdAt: Type.Optional(DateTime),

@@ -56,7 +56,9 @@ export function presentBooking(
     cancellationPolicy: booking.terms.cancellationPolicy,
     changePolicies: booking.terms.changePolicies,
     ...(!none && extras?.statusHistory ? { statusHistory: extras.statusHistory } : {}),
-    ...(booking.cancellation ? { cancellation: booking.cancellation } : {}),
+    ...(booking.cancellation
+      ? { cancellation: booking.cancellation, fee: booking.cancellation.fee, refund: booking.cancellation.refund }
+      : {}),
     ...(!none && extras?.notes !== undefined ? { notes: extras.notes } : {}),
     dataRetention: retention,
     ...(!none && extras?.createdAt ? { createdAt: extras.createdAt, updatedAt: extras.updatedAt } : {}),
