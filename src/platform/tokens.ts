@@ -21,6 +21,7 @@ export interface TokenKey {
 }
 
 const VERSION = 1
+const MAX_CACHED_CONTEXTS = 1024
 const KID = /^[A-Za-z0-9_-]{1,16}$/
 
 export function parseTokenKeys(raw: string): TokenKey[] {
@@ -54,14 +55,32 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
   const byId = new Map<string, KeyObject>(keys.map((k) => [k.id, createSecretKey(k.key)]))
   const active = { id: keys[0].id, key: byId.get(keys[0].id)! }
   const activeId = Buffer.from(active.id, 'utf8')
+  const header = Buffer.concat([Buffer.from([VERSION, activeId.length]), activeId])
+  // The associated data of the few contexts in use (purpose, tenant, environment), made once each.
+  const aads = new Map<string, Buffer>()
+  const aadFor = (context: string) => {
+    let aad = aads.get(context)
+    if (!aad) {
+      if (aads.size >= MAX_CACHED_CONTEXTS) aads.clear()
+      aad = Buffer.concat([header, Buffer.from(context, 'utf8')])
+      aads.set(context, aad)
+    }
+    return aad
+  }
   return {
     seal(context, payload) {
       const iv = randomChunk(12)
-      const header = Buffer.concat([Buffer.from([VERSION, activeId.length]), activeId])
       const cipher = createCipheriv('aes-256-gcm', active.key, iv)
-      cipher.setAAD(Buffer.concat([header, Buffer.from(context, 'utf8')]))
-      const body = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()])
-      return Buffer.concat([header, iv, cipher.getAuthTag(), body]).toString('base64url')
+      cipher.setAAD(aadFor(context))
+      const body = cipher.update(JSON.stringify(payload), 'utf8')
+      cipher.final()
+      // header | iv | tag | body, written into one buffer (a search seals a token per offer shown).
+      const out = Buffer.allocUnsafe(header.length + 28 + body.length)
+      header.copy(out, 0)
+      iv.copy(out, header.length)
+      cipher.getAuthTag().copy(out, header.length + 12)
+      body.copy(out, header.length + 28)
+      return out.toString('base64url')
     },
     open<T>(context: string, token: string): T | undefined {
       if (typeof token !== 'string' || token.length < 40 || token.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(token)) {
