@@ -8,6 +8,31 @@ import type { CallContext } from '../types.ts'
  * `X-Sandbox-Scenario` entries, simulated latency and failures, and how state is kept in the shared key-value store.
  */
 
+/**
+ * Self-contained references (prefix + base64url JSON) that a simulated provider hands out for offers and prebooks,
+ * so any instance rebuilds what they point to without server-side state. `decode` answers INVALID_OFFER_TOKEN for
+ * anything that is not one of them.
+ */
+export function refCodec<T>(prefix: string, what: string, valid: (value: unknown) => boolean) {
+  return {
+    encode: (value: T) => prefix + Buffer.from(JSON.stringify(value)).toString('base64url'),
+    decode(ref: unknown): T {
+      let value: unknown
+      if (typeof ref === 'string' && ref.startsWith(prefix) && ref.length <= 8_000) {
+        try {
+          value = JSON.parse(Buffer.from(ref.slice(prefix.length), 'base64url').toString('utf8'))
+        } catch {
+          value = undefined
+        }
+      }
+      if (!value || typeof value !== 'object' || !valid(value)) {
+        throw new ApiError('INVALID_OFFER_TOKEN', `The ${what} reference is not one of this provider`)
+      }
+      return value as T
+    },
+  }
+}
+
 /** FNV-1a, 32 bit: a stable hash for deterministic choices (drift, references, locations). */
 export function hash32(text: string): number {
   let h = 0x811c9dc5

@@ -1,4 +1,4 @@
-import { ApiError } from '../../../http/errors.ts'
+import { refCodec } from '../common.ts'
 
 /**
  * Everything an offer is made of, so any instance can rebuild it from the reference alone (no server-side state):
@@ -33,20 +33,6 @@ export interface PrebookParams {
   p?: 'APP'
 }
 
-const OFFER_PREFIX = 'o1.'
-const PREBOOK_PREFIX = 'p1.'
-
-const encode = (prefix: string, value: unknown) => prefix + Buffer.from(JSON.stringify(value)).toString('base64url')
-
-function decode(prefix: string, ref: string): unknown {
-  if (typeof ref !== 'string' || !ref.startsWith(prefix)) return undefined
-  try {
-    return JSON.parse(Buffer.from(ref.slice(prefix.length), 'base64url').toString('utf8'))
-  } catch {
-    return undefined
-  }
-}
-
 const isIso = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v))
 
 function isOfferParams(v: unknown): v is OfferParams {
@@ -64,31 +50,22 @@ function isOfferParams(v: unknown): v is OfferParams {
   )
 }
 
-const invalid = (what: string) =>
-  new ApiError('INVALID_OFFER_TOKEN', `The ${what} reference is not one of this provider`)
-
-export const encodeOfferRef = (params: OfferParams) => encode(OFFER_PREFIX, params)
-
-export function decodeOfferRef(ref: string): OfferParams {
-  const value = decode(OFFER_PREFIX, ref)
-  if (!isOfferParams(value)) throw invalid('offer')
-  return value
+function isPrebookParams(v: unknown): boolean {
+  const value = v as Partial<PrebookParams>
+  return (
+    isOfferParams(value.o) &&
+    Array.isArray(value.u) &&
+    value.u.every((u) => typeof u === 'string') &&
+    typeof value.r === 'number' &&
+    typeof value.t === 'number' &&
+    (value.p === undefined || value.p === 'APP')
+  )
 }
 
-export const encodePrebookRef = (params: PrebookParams) => encode(PREBOOK_PREFIX, params)
+const offerRefs = refCodec<OfferParams>('o1.', 'offer', isOfferParams)
+const prebookRefs = refCodec<PrebookParams>('p1.', 'prebooked offer', isPrebookParams)
 
-export function decodePrebookRef(ref: string): PrebookParams {
-  const value = decode(PREBOOK_PREFIX, ref) as Partial<PrebookParams> | undefined
-  if (
-    !value ||
-    !isOfferParams(value.o) ||
-    !Array.isArray(value.u) ||
-    !value.u.every((u) => typeof u === 'string') ||
-    typeof value.r !== 'number' ||
-    typeof value.t !== 'number' ||
-    (value.p !== undefined && value.p !== 'APP')
-  ) {
-    throw invalid('prebooked offer')
-  }
-  return value as PrebookParams
-}
+export const encodeOfferRef = offerRefs.encode
+export const decodeOfferRef = offerRefs.decode
+export const encodePrebookRef = prebookRefs.encode
+export const decodePrebookRef = prebookRefs.decode

@@ -1,5 +1,5 @@
-import { ApiError } from '../../../http/errors.ts'
 import type { TravellerCategory } from '../../types.ts'
+import { refCodec } from '../common.ts'
 
 /**
  * Offer and prebook references are self-contained (base64url JSON), so any instance can rebuild the offer without
@@ -22,20 +22,7 @@ export interface PrebookParams {
   t: number
 }
 
-const OFFER_PREFIX = 'to1.'
-const PREBOOK_PREFIX = 'tp1.'
 const CATEGORIES = new Set(['ADULT', 'CHILD', 'REDUCED'])
-
-const encode = (prefix: string, value: unknown) => prefix + Buffer.from(JSON.stringify(value)).toString('base64url')
-
-function decode(prefix: string, ref: unknown): unknown {
-  if (typeof ref !== 'string' || !ref.startsWith(prefix) || ref.length > 8_000) return undefined
-  try {
-    return JSON.parse(Buffer.from(ref.slice(prefix.length), 'base64url').toString('utf8'))
-  } catch {
-    return undefined
-  }
-}
 
 function isOfferParams(v: unknown): v is OfferParams {
   if (!v || typeof v !== 'object') return false
@@ -51,29 +38,15 @@ function isOfferParams(v: unknown): v is OfferParams {
   )
 }
 
-const invalid = (what: string) =>
-  new ApiError('INVALID_OFFER_TOKEN', `The ${what} reference is not one of this provider`)
-
-export const encodeOfferRef = (params: OfferParams) => encode(OFFER_PREFIX, params)
-
-export function decodeOfferRef(ref: string): OfferParams {
-  const value = decode(OFFER_PREFIX, ref)
-  if (!isOfferParams(value)) throw invalid('offer')
-  return value
+function isPrebookParams(v: unknown): boolean {
+  const value = v as Partial<PrebookParams>
+  return Array.isArray(value.o) && value.o.length > 0 && value.o.every(isOfferParams) && Number.isInteger(value.t)
 }
 
-export const encodePrebookRef = (params: PrebookParams) => encode(PREBOOK_PREFIX, params)
+const offerRefs = refCodec<OfferParams>('to1.', 'offer', isOfferParams)
+const prebookRefs = refCodec<PrebookParams>('tp1.', 'prebooked offer', isPrebookParams)
 
-export function decodePrebookRef(ref: string): PrebookParams {
-  const value = decode(PREBOOK_PREFIX, ref) as Partial<PrebookParams> | undefined
-  if (
-    !value ||
-    !Array.isArray(value.o) ||
-    value.o.length === 0 ||
-    !value.o.every(isOfferParams) ||
-    !Number.isInteger(value.t)
-  ) {
-    throw invalid('prebooked offer')
-  }
-  return value as PrebookParams
-}
+export const encodeOfferRef = offerRefs.encode
+export const decodeOfferRef = offerRefs.decode
+export const encodePrebookRef = prebookRefs.encode
+export const decodePrebookRef = prebookRefs.decode
