@@ -1,7 +1,10 @@
 /**
  * The baseline for the benchmarks: a bare node:http server answering every request with one fixed body.
  *
- *   BARE_BODY=<body> [BARE_CONTENT_TYPE=application/json] [PORT=0] [HOST=127.0.0.1] node bench/bare-server.ts
+ *   BARE_BODY=<body> [BARE_CONTENT_TYPE=application/json] [BARE_DELAY_MS=0] [PORT=0] [HOST=127.0.0.1] node bench/bare-server.ts
+ *
+ * With BARE_DELAY_MS it answers each request after that many milliseconds (one timer), as a service that waits for
+ * its providers and adds nothing else would.
  *
  * Prints `listening <port>` on stdout once it accepts connections. Exits when stdin closes (the parent went away),
  * on SIGTERM or on SIGINT.
@@ -18,9 +21,14 @@ const body = Buffer.from(text)
 const contentType = process.env.BARE_CONTENT_TYPE || 'application/json; charset=utf-8'
 const headers = { 'content-type': contentType, 'content-length': String(body.length) }
 
-const server = createServer((_request, response) => {
+const delayMs = Number(process.env.BARE_DELAY_MS ?? 0)
+const answer = (response: import('node:http').ServerResponse) => {
   response.writeHead(200, headers)
   response.end(body)
+}
+const server = createServer((_request, response) => {
+  if (delayMs > 0) setTimeout(answer, delayMs, response)
+  else answer(response)
 })
 server.keepAliveTimeout = 72_000
 

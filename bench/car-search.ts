@@ -11,6 +11,10 @@
  * (under load − idle) / 200 connections. Every first page that has more offers than `limit` keeps a search session
  * (30 minutes, in the embedded key-value store), so memory also grows with every completed search; that part is
  * printed separately as retained per search.
+ *
+ * The machine's floor is measured in the same run: the same load against a bare node:http server that answers every
+ * request after one 100 ms timer with the same bytes as the service's first page. What it misses of the target is
+ * what this machine and the load generator cost before the service does anything.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -27,6 +31,7 @@ import {
   median,
   processRssBytes,
   type Service,
+  startBare,
   startService,
   table,
 } from './support.ts'
@@ -289,6 +294,22 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       errors.push(`${failedCalls} provider calls did not succeed during the run: ${JSON.stringify(calls)}`)
     }
 
+    // The floor: the same load against a server that only waits the provider latency and writes the same bytes.
+    // The service is idle meanwhile (its sessions stay in memory; its memory was sampled above).
+    const bare = await startBare(sample.text, 'application/json; charset=utf-8', PROVIDER_LATENCY_MS)
+    let floor: LoadResult
+    try {
+      floor = await load({
+        ...loadOptions,
+        url: `${bare.url}${PATH}`,
+        serverPid: bare.child.proc.pid,
+        durationSec: ctx.durationSec,
+        warmupSec: Math.min(ctx.warmupSec, 2),
+      })
+    } finally {
+      await bare.stop()
+    }
+
     const { p50, p90, p99 } = result.latency
     const r50 = p50 / PROVIDER_LATENCY_MS
     const r99 = p99 / PROVIDER_LATENCY_MS
@@ -314,12 +335,24 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         [
           ['', 'searches/s', 'p50', 'p90', 'p99', 'max', `(${CONNECTIONS} connections, ${ctx.durationSec} s)`],
           ['service', fmtInt(result.requestsPerSecond), fmtMs(p50), fmtMs(p90), fmtMs(p99), fmtMs(result.latency.max)],
+          [
+            'floor (bare)',
+            fmtInt(floor.requestsPerSecond),
+            fmtMs(floor.latency.p50),
+            fmtMs(floor.latency.p90),
+            fmtMs(floor.latency.p99),
+            fmtMs(floor.latency.max),
+          ],
         ],
         [1, 2, 3, 4, 5],
       ),
       `provider latency ${PROVIDER_LATENCY_MS} ms: p50/${PROVIDER_LATENCY_MS} = ${r50.toFixed(3)} ` +
         `(${verdict(r50 <= MAX_P50_RATIO)} ≤ ${MAX_P50_RATIO}), p99/${PROVIDER_LATENCY_MS} = ${r99.toFixed(3)} ` +
         `(${verdict(r99 <= MAX_P99_RATIO)} ≤ ${MAX_P99_RATIO}); one search without load: ${fmtMs(singleMedian)}`,
+      `machine floor (bare server: one ${PROVIDER_LATENCY_MS} ms timer, then the same ${fmtInt(Buffer.byteLength(sample.text))} bytes):` +
+        ` p50/${PROVIDER_LATENCY_MS} = ${(floor.latency.p50 / PROVIDER_LATENCY_MS).toFixed(3)},` +
+        ` p99/${PROVIDER_LATENCY_MS} = ${(floor.latency.p99 / PROVIDER_LATENCY_MS).toFixed(3)};` +
+        ` service over floor: p50 × ${(p50 / floor.latency.p50).toFixed(2)}, p99 × ${(p99 / floor.latency.p99).toFixed(2)}`,
       `searches ${fmtInt(searches)}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts};` +
         ` searchCars provider calls ${callsBefore && callsAfter ? JSON.stringify(calls) : 'n/a (/metrics did not answer)'}`,
       `cpu: service ${serverShare === undefined ? 'n/a' : `${Math.round(serverShare * 100)}%`} of a core,` +

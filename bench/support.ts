@@ -323,9 +323,15 @@ export interface Bare {
   stop(): Promise<void>
 }
 
-/** Starts bench/bare-server.ts in a child process answering every request with `body`. */
-export async function startBare(body: string, contentType: string): Promise<Bare> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BARE_BODY: body, BARE_CONTENT_TYPE: contentType, PORT: '0' }
+/** Starts bench/bare-server.ts in a child process answering every request with `body`, after `delayMs` if given. */
+export async function startBare(body: string, contentType: string, delayMs = 0): Promise<Bare> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BARE_BODY: body,
+    BARE_CONTENT_TYPE: contentType,
+    BARE_DELAY_MS: String(delayMs),
+    PORT: '0',
+  }
   const child = spawnChild('bare server', ['bench/bare-server.ts'], env)
   try {
     const [, port] = await child.waitForLine(/^listening (\d+)$/, 15_000)
