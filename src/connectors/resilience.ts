@@ -128,10 +128,19 @@ export function createResilience(options: ResilienceOptions) {
   return { call }
 }
 
+const FIELD_CODES = new Set<ApiError['code']>(['INVALID_REQUEST', 'INVALID_LOCATION', 'INVALID_DATE_RANGE'])
+
 export function toProviderError(error: unknown, opts: { provider: string; operation: string }): ApiError {
   const details = { providerId: opts.provider, operation: opts.operation }
   if (error instanceof ApiError) {
-    return error.details?.providerId ? error : new ApiError(error.code, undefined, { ...details, ...error.details })
+    // Validation codes keep details as a map of field path to message (spec 7.1), so nothing is added to them.
+    if (error.details?.providerId || FIELD_CODES.has(error.code)) return error
+    return new ApiError(
+      error.code,
+      undefined,
+      { ...details, ...error.details },
+      { params: error.params, headers: error.headers, status: error.status },
+    )
   }
   if (error instanceof BrokenCircuitError)
     return new ApiError('SERVICE_UNAVAILABLE', undefined, { ...details, reason: 'CIRCUIT_OPEN' })

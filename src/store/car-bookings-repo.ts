@@ -29,9 +29,9 @@ export function carBookingsRepo(db: Db) {
         )
       return row
     },
-    async existsForToken(nonce: string): Promise<boolean> {
+    async bookingIdForToken(nonce: string): Promise<string | undefined> {
       const [row] = await db.select({ id: carBookings.id }).from(carBookings).where(eq(carBookings.tokenNonce, nonce))
-      return !!row
+      return row?.id
     },
     async update(id: string, changes: Partial<Pick<CarBookingRow, 'status' | 'record' | 'statusHistory'>>, at: Date) {
       const [row] = await db

@@ -15,9 +15,9 @@ export function publicTransportRepo(db: Db) {
         .returning()
       return created
     },
-    async bookingForToken(nonce: string): Promise<boolean> {
+    async bookingIdForToken(nonce: string): Promise<string | undefined> {
       const [row] = await db.select({ id: ptBookings.id }).from(ptBookings).where(eq(ptBookings.tokenNonce, nonce))
-      return !!row
+      return row?.id
     },
     async findBooking(tenantId: string, environment: string, id: string): Promise<PtBookingRow | undefined> {
       const [row] = await db

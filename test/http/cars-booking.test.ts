@@ -128,6 +128,7 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     })
     assert.equal(again.status, 409)
     assert.equal(again.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    assert.equal(again.body.error.details.bookingId, b.bookingId, 'the 409 names the booking made with the token')
     const read = await h.api('GET', `/cars/bookings/${b.bookingId}`, t.secret)
     assert.equal(read.status, 200)
     assert.equal(read.body.data.bookingId, b.bookingId)
@@ -157,11 +158,17 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
         h.api('POST', '/cars/bookings', t.secret, { prebookedOfferToken: token, driver: DRIVER }),
       ),
     )
-    assert.equal(results.filter((r) => r.status === 201).length, 1)
+    const created = results.filter((r) => r.status === 201)
+    assert.equal(created.length, 1)
     assert.ok(
       results
         .filter((r) => r.status !== 201)
-        .every((r) => r.status === 409 && r.body.error.code === 'OFFER_TOKEN_ALREADY_USED'),
+        .every(
+          (r) =>
+            r.status === 409 &&
+            r.body.error.code === 'OFFER_TOKEN_ALREADY_USED' &&
+            r.body.error.details.bookingId === created[0].body.data.bookingId,
+        ),
     )
   })
 

@@ -119,11 +119,21 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(coords.status, 200, coords.text)
     assert.ok(coords.body.data.journeys.length > 0)
 
-    const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
+    const neither = await h.api('POST', '/public-transport/prebook', t.secret, {})
+    assert.equal(neither.status, 400)
+    assert.equal(neither.body.error.code, 'INVALID_REQUEST')
+    assert.ok(neither.body.error.details.offerToken)
+    const both = await h.api('POST', '/public-transport/prebook', t.secret, {
+      offerToken: offer.offerToken,
+      offerTokens: [offer.offerToken],
+    })
+    assert.equal(both.status, 400)
+    const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerToken: offer.offerToken })
     assert.equal(prebook.status, 200, prebook.text)
     assert.equal(prebook.body.data.total.amount, offer.price.amount)
     const again = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
     assert.equal(again.status, 409)
+    assert.equal(again.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
     const booking = await h.api('POST', '/public-transport/bookings', t.secret, {
       prebookedOfferToken: prebook.body.data.prebookedOfferToken,
       customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
@@ -136,6 +146,7 @@ describe('public transport', { skip: skipReason }, () => {
       customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
     })
     assert.equal(twice.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    assert.equal(twice.body.error.details.bookingId, id)
     const notReady = await h.api('GET', `/public-transport/bookings/${id}/tickets`, t.secret)
     assert.equal(notReady.status, 409)
     assert.equal(notReady.body.error.code, 'TICKET_NOT_READY')
@@ -232,6 +243,16 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(codes.badId, 'INVALID_IDENTIFICATION')
     assert.equal(codes.pin, 'PIN_REQUIRED')
     assert.equal(codes.unavailable, 'PRODUCT_NOT_AVAILABLE')
+
+    // A start date the provider refuses: details map only field paths to messages (spec 7.1).
+    const midMonth = await h.api('POST', '/public-transport/subscriptions', t.secret, {
+      productId: 'deutschlandticket',
+      holder,
+      startDate: `${startDate.slice(0, 8)}15`,
+    })
+    assert.equal(midMonth.status, 400, midMonth.text)
+    assert.equal(midMonth.body.error.code, 'INVALID_REQUEST')
+    assert.deepEqual(Object.keys(midMonth.body.error.details), ['startDate'])
   })
 
   it('subscription cancellation: withdrawn before the start, minimum term, already cancelled, expired', async () => {
@@ -325,6 +346,13 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
             environments: ['live'],
             options: { profile: 'transit', disabledOperations: ['BOOK'] },
           },
+          {
+            id: 'transit-no-after-sales',
+            name: 'Transit without cancellation or tickets',
+            connector: 'sandbox',
+            environments: ['live'],
+            options: { profile: 'transit', disabledOperations: ['CANCEL', 'TICKETS'] },
+          },
         ],
       }),
     )
@@ -333,9 +361,12 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
   })
   after(() => h.close())
 
-  it('400 OPERATION_NOT_SUPPORTED when booking with a provider that cannot book', async () => {
-    const search = async (q: string) =>
-      (await h.api('GET', `/public-transport/stops?query=${q}`, t.secret)).body.data.stops[0].stopId
+  /** Books (or tries to) a journey of `providerId` from Hauptbahnhof to Alexanderplatz. */
+  const bookWith = async (providerId: string) => {
+    const search = async (q: string) => {
+      const res = await h.api('GET', `/public-transport/stops?query=${q}&limit=100`, t.secret)
+      return res.body.data.stops.find((s: any) => s.provider.id === providerId).stopId
+    }
     const departAt = new Date(h.clock().getTime() + 86_400_000)
     departAt.setUTCHours(9, 0, 0, 0)
     const plan = await h.api('POST', '/public-transport/journeys', t.secret, {
@@ -347,11 +378,31 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
     const offer = plan.body.data.journeys[0].ticketOffers[0]
     const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
     assert.equal(prebook.status, 200, prebook.text)
-    const booking = await h.api('POST', '/public-transport/bookings', t.secret, {
+    return h.api('POST', '/public-transport/bookings', t.secret, {
       prebookedOfferToken: prebook.body.data.prebookedOfferToken,
       customer: { firstName: 'A', lastName: 'B', email: 'a@example.com' },
     })
+  }
+
+  it('400 OPERATION_NOT_SUPPORTED when booking with a provider that cannot book', async () => {
+    const booking = await bookWith('transit-no-sales')
     assert.equal(booking.status, 400)
     assert.equal(booking.body.error.code, 'OPERATION_NOT_SUPPORTED')
+  })
+
+  it('400 OPERATION_NOT_SUPPORTED for the cancellation and the tickets of a provider without them', async () => {
+    const booking = await bookWith('transit-no-after-sales')
+    assert.equal(booking.status, 201, booking.text)
+    const id = booking.body.data.bookingId
+    const read = await h.api('GET', `/public-transport/bookings/${id}`, t.secret)
+    assert.equal(read.status, 200, read.text)
+    for (const [method, path] of [
+      ['POST', `/public-transport/bookings/${id}/cancel`],
+      ['GET', `/public-transport/bookings/${id}/tickets`],
+    ] as const) {
+      const res = await h.api(method, path, t.secret)
+      assert.equal(res.status, 400, `${method} ${path}: ${res.text}`)
+      assert.equal(res.body.error.code, 'OPERATION_NOT_SUPPORTED')
+    }
   })
 })

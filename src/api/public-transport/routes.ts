@@ -117,13 +117,13 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       schema: {
         ...doc(
           'Prebook tickets',
-          'Consumes the ticket offers (one or more, of one journey) and answers a prebookedOfferToken. 400 OFFER_EXPIRED for an expired token, 400 OPERATION_NOT_SUPPORTED when the provider sells no tickets.',
+          'Consumes the ticket offers (`offerToken` for one, `offerTokens` for several of one journey) and answers a prebookedOfferToken. 400 OFFER_EXPIRED for an expired token, 400 OPERATION_NOT_SUPPORTED when the provider sells no tickets.',
         ),
         body: PtPrebookRequest,
         response: responses(PtPrebookResult),
       },
     },
-    async (request) => ok(request, await tickets.prebook(request.body.offerTokens, callerOf(request, clock))),
+    async (request) => ok(request, await tickets.prebook(request.body, callerOf(request, clock))),
   )
 
   app.post(

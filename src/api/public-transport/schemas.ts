@@ -182,16 +182,21 @@ export const StopList = Type.Object({ stops: Type.Array(Stop), pagination: Curso
 
 const Category = enumOf(['ADULT', 'CHILD', 'REDUCED'] as const)
 
+const OfferTokenString = Type.String({ minLength: 1, maxLength: 8192 })
 export const PtPrebookRequest = Type.Object(
   {
-    offerTokens: Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), {
-      minItems: 1,
-      maxItems: 9,
-      description: 'One or more ticket offers of one journey (for example one per traveller)',
-    }),
+    offerToken: Type.Optional({ ...OfferTokenString, description: 'One ticket offer (as cars prebook one offer)' }),
+    offerTokens: Type.Optional(
+      Type.Array(OfferTokenString, {
+        minItems: 1,
+        maxItems: 9,
+        description: 'One or more ticket offers of one journey (for example one per traveller)',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'Exactly one of `offerToken` and `offerTokens`.' },
 )
+export type PtPrebookRequest = Static<typeof PtPrebookRequest>
 
 export const PtPrebookResult = Type.Object({
   prebookedOfferToken: Type.String(),

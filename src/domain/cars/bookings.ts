@@ -237,14 +237,20 @@ export function carBookings(deps: BookingDeps) {
         'prebookedOfferToken',
       )
       const used = `cars:booked:${claim.n}`
-      const alreadyUsed = () =>
-        new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { prebookedOfferToken: 'a booking exists for this token' })
+      // The booking made with the token, so the client need not search its bookings for it (spec 7.3.3).
+      const alreadyUsed = (bookingId: string | undefined) =>
+        new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
+          prebookedOfferToken: 'a booking exists for this token',
+          ...(bookingId && bookingId !== '1' ? { bookingId } : {}),
+        })
+      const existing = async () => (await deps.kv.get(used)) ?? (await deps.repo.bookingIdForToken(claim.n))
       const lock = `cars:book-lock:${claim.n}`
       const owner = `${caller.now.getTime()}-${Math.random()}`
       // A concurrent attempt on another request or instance: wait for it to settle, then answer from its outcome
       // (a failed attempt leaves the token usable, so ALREADY_USED only once a booking exists).
       if (!(await acquire(lock, owner))) {
-        if ((await deps.kv.get(used)) || (await deps.repo.existsForToken(claim.n))) throw alreadyUsed()
+        const bookingId = await existing()
+        if (bookingId) throw alreadyUsed(bookingId)
         throw new ApiError(
           'INTERNAL_ERROR',
           undefined,
@@ -253,7 +259,8 @@ export function carBookings(deps: BookingDeps) {
         )
       }
       try {
-        if ((await deps.kv.get(used)) || (await deps.repo.existsForToken(claim.n))) throw alreadyUsed()
+        const bookingId = await existing()
+        if (bookingId) throw alreadyUsed(bookingId)
         const p = provider(caller, claim.p)
         const booked = await call(caller, p, 'book', (c, ctx) =>
           c.book(
@@ -262,14 +269,16 @@ export function carBookings(deps: BookingDeps) {
             ctx,
           ),
         )
-        await deps.kv.set(used, '1', claim.x - caller.now.getTime() + MARKER_GRACE_MS)
+        const none = caller.tenant.dataRetention === 'NONE'
+        const id = none
+          ? `zr1_${deps.tokens.seal(zr1Context(caller), { p: p.entry.id, r: booked.reference })}`
+          : newBookingId()
+        await deps.kv.set(used, id, claim.x - caller.now.getTime() + MARKER_GRACE_MS)
         const offerPrice = { amount: claim.a, currency: claim.c }
         let booking: Booking
-        if (caller.tenant.dataRetention === 'NONE') {
-          const bookingId = `zr1_${deps.tokens.seal(zr1Context(caller), { p: p.entry.id, r: booked.reference })}`
-          booking = presentBooking(bookingId, p, booked, 'NONE')
+        if (none) {
+          booking = presentBooking(id, p, booked, 'NONE')
         } else {
-          const id = newBookingId()
           const history = [{ status: booked.status, time: caller.now.toISOString(), reason: 'created' }]
           const extras: StoredExtras = {
             driver: input.driver,
@@ -289,7 +298,7 @@ export function carBookings(deps: BookingDeps) {
             record: record as unknown as Record<string, unknown>,
             statusHistory: history,
           })
-          if (!row) throw alreadyUsed()
+          if (!row) throw alreadyUsed(await deps.repo.bookingIdForToken(claim.n))
           booking = presentBooking(id, p, booked, 'STANDARD', extrasOf(row))
         }
         if (booking.status === 'CONFIRMED') await deps.notifier.confirmed(caller, booking, input.driver)

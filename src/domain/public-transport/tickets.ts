@@ -40,13 +40,10 @@ const presentTicket = (t: ProviderTicket) => ({
 
 /** Prebook, book, read, cancel and tickets of public-transport journeys (TOMP-like purchase and after-sales). */
 export function publicTransportTickets(deps: TicketDeps) {
-  const ticketingOf = (caller: Caller, providerId: string, operation: 'PREBOOK' | 'BOOK' | 'TICKETS') => {
+  const ticketingOf = (caller: Caller, providerId: string, operation: 'PREBOOK' | 'BOOK' | 'CANCEL' | 'TICKETS') => {
     const p = deps.stops.providersOf(caller, 'STOPS').find((x) => x.entry.id === providerId)
     if (!p) throw new ApiError('NOT_FOUND', undefined, { resource: 'provider', provider: providerId })
-    if (
-      !p.connector.ticketing ||
-      !p.connector.capabilities.operations.includes(operation === 'TICKETS' ? 'TICKETS' : operation)
-    ) {
+    if (!p.connector.ticketing || !p.connector.capabilities.operations.includes(operation)) {
       throw new ApiError('OPERATION_NOT_SUPPORTED', undefined, { providerId, operation })
     }
     return { p, ticketing: p.connector.ticketing as TransitTicketing }
@@ -116,9 +113,21 @@ export function publicTransportTickets(deps: TicketDeps) {
   const customerOf = (row: PtBookingRow) => (row.record as { customer: PtBooking['customer'] }).customer
 
   return {
-    async prebook(offerTokens: string[], caller: Caller) {
-      const claims: OfferClaim[] = offerTokens.map((t, i) =>
-        deps.offerTokens.open('pt-offer', caller.tenant.id, caller.environment, t, caller.now, `offerTokens[${i}]`),
+    async prebook(input: { offerToken?: string; offerTokens?: string[] }, caller: Caller) {
+      if ((input.offerToken === undefined) === (input.offerTokens === undefined)) {
+        const message = input.offerToken === undefined ? 'is required' : 'send offerToken or offerTokens, not both'
+        throw new ApiError('INVALID_REQUEST', undefined, { offerToken: message })
+      }
+      const tokens = input.offerTokens ?? [input.offerToken as string]
+      const claims: OfferClaim[] = tokens.map((t, i) =>
+        deps.offerTokens.open(
+          'pt-offer',
+          caller.tenant.id,
+          caller.environment,
+          t,
+          caller.now,
+          input.offerTokens ? `offerTokens[${i}]` : 'offerToken',
+        ),
       )
       const providerId = claims[0].p
       if (claims.some((c) => c.p !== providerId))
@@ -176,13 +185,17 @@ export function publicTransportTickets(deps: TicketDeps) {
         'prebookedOfferToken',
       )
       const { p, ticketing } = ticketingOf(caller, claim.p, 'BOOK')
-      const used = () =>
-        new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { prebookedOfferToken: 'a booking exists for this token' })
+      const used = (bookingId?: string) =>
+        new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
+          prebookedOfferToken: 'a booking exists for this token',
+          ...(bookingId ? { bookingId } : {}),
+        })
       const lock = `pt:book-lock:${claim.n}`
       const owner = randomBytes(8).toString('hex')
       if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) throw used()
       try {
-        if (await deps.repo.bookingForToken(claim.n)) throw used()
+        const existing = await deps.repo.bookingIdForToken(claim.n)
+        if (existing) throw used(existing)
         const booked = await call(caller, p, 'book', (ctx) => ticketing.book(claim.r, input.customer, ctx))
         const history = [{ status: booked.status, time: caller.now.toISOString(), reason: 'created' }]
         const row = await deps.repo.insertBooking({
@@ -196,7 +209,7 @@ export function publicTransportTickets(deps: TicketDeps) {
           record: { customer: input.customer, booking: booked } as unknown as Record<string, unknown>,
           statusHistory: history,
         })
-        if (!row) throw used()
+        if (!row) throw used(await deps.repo.bookingIdForToken(claim.n))
         return present(row, p, booked, input.customer)
       } finally {
         await deps.kv.deleteIfEquals(lock, owner)
@@ -214,13 +227,15 @@ export function publicTransportTickets(deps: TicketDeps) {
     async cancel(bookingId: string, caller: Caller): Promise<PtBooking> {
       requireStorage(caller)
       const row = await locate(caller, bookingId)
-      const { p, ticketing } = ticketingOf(caller, row.providerId, 'BOOK')
+      const { p, ticketing } = ticketingOf(caller, row.providerId, 'CANCEL')
       const fresh = await call(caller, p, 'cancel', (ctx) => ticketing.cancel(row.providerReference, ctx))
       return present(await sync(caller, row, fresh, 'cancelled by the client'), p, fresh, customerOf(row))
     },
 
     /** The tickets once issued; 409 TICKET_NOT_READY (retry shortly) while any is still being issued. */
     async tickets(bookingId: string, caller: Caller) {
+      requireStorage(caller)
+      ticketingOf(caller, (await locate(caller, bookingId)).providerId, 'TICKETS')
       const booking = await this.get(bookingId, caller)
       const pending = booking.tickets.filter((t) => t.status === 'PENDING')
       if (pending.length > 0) {
