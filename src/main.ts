@@ -1,5 +1,5 @@
 import { API_PREFIX, createApp } from './app.ts'
-import { ConfigError, loadConfig } from './config.ts'
+import { ConfigError, configWarnings, loadConfig } from './config.ts'
 import { openRuntime } from './runtime.ts'
 
 const DEMO_LOCK = 72_100_002
@@ -10,6 +10,7 @@ async function main() {
   const runtime = await openRuntime(config, { onProviderProblem: (id, message) => problems.push(`${id}: ${message}`) })
   const app = await createApp(runtime)
   for (const problem of problems) app.log.warn(`provider unavailable: ${problem}`)
+  for (const warning of configWarnings(config)) app.log.warn(warning)
 
   const demo = await runtime.store.withAdvisoryLock(DEMO_LOCK, () => app.services.tenants.ensureDemoTenant())
   await app.listen({ port: config.port, host: config.host })

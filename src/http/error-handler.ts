@@ -54,9 +54,9 @@ export function toApiError(error: unknown): ApiError | undefined {
   }
   switch (e?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('INVALID_REQUEST', undefined, { reason: 'UNSUPPORTED_MEDIA_TYPE' }, { status: 415 })
+      return new ApiError('INVALID_REQUEST', undefined, { reason: 'UNSUPPORTED_MEDIA_TYPE' })
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('INVALID_REQUEST', undefined, { reason: 'BODY_TOO_LARGE' }, { status: 413 })
+      return new ApiError('INVALID_REQUEST', undefined, { reason: 'BODY_TOO_LARGE' })
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('INVALID_REQUEST', undefined, { reason: 'EMPTY_BODY' })
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -68,8 +68,11 @@ export function toApiError(error: unknown): ApiError | undefined {
     return new ApiError('INVALID_REQUEST', undefined, { reason: 'MALFORMED_JSON' })
   }
   const status = (e as { statusCode?: number })?.statusCode
+  // Other client errors of Fastify or a plugin: the code's own status (spec 7.1), the cause as the reason.
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new ApiError('INVALID_REQUEST', undefined, { reason: e.code ?? 'BAD_REQUEST' }, { status })
+    return new ApiError(status === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST', undefined, {
+      reason: e.code ?? 'BAD_REQUEST',
+    })
   }
   return undefined
 }
@@ -95,6 +98,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   const language = request.language || negotiateLanguage(request.headers['accept-language'], 'en')
   for (const [name, value] of Object.entries(apiError.headers ?? {})) reply.header(name, value)
   reply.header('content-language', language)
+  // Also for errors raised before the onRequest hook ran (a malformed URL).
+  reply.header('x-request-id', request.id)
   return reply
     .status(status)
     .type('application/json; charset=utf-8')
@@ -121,7 +126,7 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods: (url:
           'NOT_FOUND',
           undefined,
           { reason: 'METHOD_NOT_ALLOWED', method: request.method, allowedMethods: allowed },
-          { status: 405, headers: { allow: allowed.join(', ') } },
+          { headers: { allow: allowed.join(', ') } },
         ),
       )
     }

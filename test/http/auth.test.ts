@@ -85,6 +85,16 @@ describe('authentication and permissions', { skip: skipReason }, () => {
     const res = await h.api('GET', '/auth/check', key.secret)
     assert.equal(res.status, 401)
     assert.equal(res.body.error.details.reason, 'KEY_EXPIRED')
+    // A key may be made with a time already past: it is born expired.
+    const past = await createKey(h, t.tenant.id, {
+      type: 'secret',
+      environment: 'live',
+      expiresAt: '2020-01-01T00:00:00Z',
+    })
+    const born = await h.api('GET', '/auth/check', past.secret)
+    assert.equal(born.status, 401)
+    assert.equal(born.body.error.code, 'UNAUTHORIZED')
+    assert.equal(born.body.error.details.reason, 'KEY_EXPIRED')
   })
 
   it('403 FORBIDDEN when the key lacks the permission', async () => {

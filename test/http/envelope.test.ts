@@ -47,14 +47,15 @@ describe('envelope and errors', { skip: skipReason }, () => {
     assert.equal(bad.status, 400)
     assert.equal(bad.body.error.code, 'INVALID_REQUEST')
     assert.equal(bad.body.error.details.reason, 'MALFORMED_URL')
+    assert.equal(bad.headers['x-request-id'], bad.body.meta.requestId)
     const page = await h.api('GET', '/mobility-providers?page=1e300', t.secret)
     assert.equal(page.status, 400)
     assert.equal(page.body.error.code, 'INVALID_REQUEST')
   })
 
-  it('answers a wrong method with 405, the Allow header and the envelope', async () => {
+  it('answers a wrong method with 404 NOT_FOUND (spec 7.1: NOT_FOUND is 404), the Allow header and the envelope', async () => {
     const res = await h.api('DELETE', '/auth/check', t.secret)
-    assert.equal(res.status, 405)
+    assert.equal(res.status, 404)
     assert.equal(res.body.error.code, 'NOT_FOUND')
     assert.equal(res.body.error.details.reason, 'METHOD_NOT_ALLOWED')
     assert.match(String(res.headers.allow), /GET/)
@@ -73,7 +74,7 @@ describe('envelope and errors', { skip: skipReason }, () => {
     assert.equal(res.body.error.details.reason, 'MALFORMED_JSON')
   })
 
-  it('answers a wrong content type with 415 and the envelope', async () => {
+  it('answers a wrong content type with 400 INVALID_REQUEST (spec 7.1) and the envelope', async () => {
     const res = await h.request({
       method: 'POST',
       url: '/admin/v1/tenants',
@@ -81,12 +82,12 @@ describe('envelope and errors', { skip: skipReason }, () => {
       headers: { 'content-type': 'text/plain' },
       payload: 'name=x',
     })
-    assert.equal(res.status, 415)
+    assert.equal(res.status, 400)
     assert.equal(res.body.error.code, 'INVALID_REQUEST')
     assert.equal(res.body.error.details.reason, 'UNSUPPORTED_MEDIA_TYPE')
   })
 
-  it('answers an oversized body with 413 and the envelope', async () => {
+  it('answers an oversized body with 400 INVALID_REQUEST (spec 7.1) and the envelope', async () => {
     const res = await h.request({
       method: 'POST',
       url: '/admin/v1/tenants',
@@ -94,7 +95,7 @@ describe('envelope and errors', { skip: skipReason }, () => {
       headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
     })
-    assert.equal(res.status, 413)
+    assert.equal(res.status, 400)
     assert.equal(res.body.error.code, 'INVALID_REQUEST')
     assert.equal(res.body.error.details.reason, 'BODY_TOO_LARGE')
   })

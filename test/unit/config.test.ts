@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/config.ts'
+import { ConfigError, configWarnings, loadConfig } from '../../src/config.ts'
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -19,15 +19,23 @@ describe('configuration', () => {
         LOG_LEVEL: 'loud',
         DATABASE_URL: 'mysql://x',
         SEARCH_TIMEOUT_MS: '-1',
-        ADMIN_TOKEN: 'short',
       })
       assert.fail('should throw')
     } catch (error) {
       assert.ok(error instanceof ConfigError)
       const text = error.problems.join('\n')
-      for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'SEARCH_TIMEOUT_MS', 'ADMIN_TOKEN', 'TOKEN_KEYS']) {
+      for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'SEARCH_TIMEOUT_MS', 'TOKEN_KEYS']) {
         assert.match(text, new RegExp(name))
       }
     }
+  })
+
+  it('takes any admin token and small timeouts (DECISIONS sets no bounds), warning about a short token', () => {
+    const config = loadConfig({ ADMIN_TOKEN: 'admin', OFFER_TOKEN_TTL_SECONDS: '1', SEARCH_TIMEOUT_MS: '50' })
+    assert.equal(config.adminToken, 'admin')
+    assert.equal(config.offerTokenTtlSeconds, 1)
+    assert.equal(config.searchTimeoutMs, 50)
+    assert.match(configWarnings(config).join('\n'), /ADMIN_TOKEN/)
+    assert.deepEqual(configWarnings(loadConfig({ ADMIN_TOKEN: 'a'.repeat(32) })), [])
   })
 })

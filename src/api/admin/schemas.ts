@@ -20,7 +20,7 @@ const settings = {
   ),
   emailOptOut: Type.Boolean(),
   allowedOrigins: Type.Array(Origin, { maxItems: 100 }),
-  reservationWindowSeconds: Type.Integer({ minimum: 60, maximum: 86_400 }),
+  reservationWindowSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
 }
 
 export const Tenant = Type.Object(
