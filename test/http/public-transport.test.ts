@@ -72,6 +72,48 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(badCoord.body.error.code, 'INVALID_LOCATION')
   })
 
+  it('stop pages: a provider failing on a page is asked again on the next (spec 8); cursors last 30 minutes', async () => {
+    const base = `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radiusMeters=3000&limit=4`
+    const page = (cursor?: string, scenario?: string) =>
+      h.api(
+        'GET',
+        cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : base,
+        t.test,
+        undefined,
+        scenario ? { 'x-sandbox-scenario': scenario } : {},
+      )
+    const clean: string[] = []
+    let cursor: string | undefined
+    do {
+      const res = await page(cursor)
+      assert.equal(res.status, 200, res.text)
+      clean.push(...res.body.data.stops.map((s: any) => s.stopId))
+      cursor = res.body.data.pagination.nextCursor
+    } while (cursor)
+
+    const first = await page()
+    const failed = await page(first.body.data.pagination.nextCursor, 'provider-error:sandbox-transit')
+    assert.equal(failed.status, 200, failed.text)
+    assert.deepEqual(failed.body.data.stops, [])
+    assert.equal(failed.body.data.providers[0].status, 'FAILED')
+    assert.equal(failed.body.data.pagination.hasMore, true, 'the failed provider is asked again on the next page')
+    const seen = first.body.data.stops.map((s: any) => s.stopId)
+    cursor = failed.body.data.pagination.nextCursor
+    while (cursor) {
+      const res = await page(cursor)
+      seen.push(...res.body.data.stops.map((s: any) => s.stopId))
+      cursor = res.body.data.pagination.nextCursor
+    }
+    assert.deepEqual(seen, clean, 'the same stops in the same order, none lost')
+
+    const fresh = await page()
+    h.clock.advance(31 * 60_000)
+    const expired = await page(fresh.body.data.pagination.nextCursor)
+    assert.equal(expired.status, 400)
+    assert.equal(expired.body.error.code, 'INVALID_CURSOR')
+    assert.equal(expired.body.error.details.reason, 'CURSOR_EXPIRED')
+  })
+
   it('lists departures at a stop in time order', async () => {
     const stop = await findStop('Alexanderplatz')
     const res = await h.api(

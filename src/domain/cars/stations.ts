@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto'
 import type { Station } from '../../api/cars/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import { isCarConnector } from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { mergedPage, sourceStatus } from '../providers/merged-pages.ts'
 import { DEFAULT_RADIUS_METERS, placeIdFor } from './locations.ts'
 import { providerDisplay } from './present.ts'
 
@@ -18,10 +17,12 @@ export interface StationQuery {
 }
 
 const cursorContext = (caller: Caller) => `stations-cursor|${caller.tenant.id}|${caller.environment}`
+const nearestFirst = (a: Station, b: Station) => a.distanceFromSearch - b.distanceFromSearch || a.id.localeCompare(b.id)
 
 /**
  * GET /cars/stations: every car provider's stations around a point, nearest first. Stations are stable, so the
- * cursor only remembers the position (and the parameters it belongs to); each page asks the providers again.
+ * cursor only remembers how far each provider's list went (and the parameters it belongs to); each page asks the
+ * providers again, and one that failed joins on the next page.
  */
 export function carStations(deps: {
   registry: Registry
@@ -32,49 +33,42 @@ export function carStations(deps: {
   return async function stations(query: StationQuery, caller: Caller) {
     const radiusMeters = query.radiusMeters ?? query.radius ?? DEFAULT_RADIUS_METERS
     const limit = query.limit ?? 20
-    const h = createHash('sha256')
-      .update(JSON.stringify([query.latitude, query.longitude, radiusMeters]))
-      .digest('base64url')
-    let offset = 0
-    if (query.cursor) {
-      const claim = deps.tokens.open<{ o: number; h: string }>(cursorContext(caller), query.cursor)
-      if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
-      if (claim.h === h) offset = claim.o
-    }
     const area = { coordinates: { latitude: query.latitude, longitude: query.longitude }, radiusMeters }
     const providers = eligibleProviders(deps.registry, caller, 'STATIONS', isCarConnector)
-    const answers = await Promise.allSettled(
-      providers.map((p) =>
-        deps.callProvider(caller, p, 'stations', deps.timeoutMs, (c, ctx) => c.stations(area, ctx), true),
-      ),
-    )
-    const all: Station[] = answers.flatMap((answer, i) =>
-      answer.status === 'fulfilled'
-        ? answer.value.map(({ distanceMeters, ...station }) => ({
-            ...station,
-            placeId: placeIdFor(station.coordinates, station.id),
-            provider: providerDisplay(providers[i]),
-            distanceFromSearch: Math.round(distanceMeters),
-          }))
-        : [],
-    )
-    all.sort((a, b) => a.distanceFromSearch - b.distanceFromSearch || a.id.localeCompare(b.id))
-    const page = all.slice(offset, offset + limit)
-    const hasMore = offset + limit < all.length
+    // Stations are stable and a provider answers all of its area at once; the cursor keeps each one's position.
+    const merged = await mergedPage<Station>({
+      tokens: deps.tokens,
+      context: cursorContext(caller),
+      cursor: query.cursor,
+      params: [query.latitude, query.longitude, radiusMeters],
+      now: caller.now,
+      limit,
+      sources: providers.map((p) => ({
+        id: p.entry.id,
+        fetch: () =>
+          deps
+            .callProvider(caller, p, 'stations', deps.timeoutMs, (c, ctx) => c.stations(area, ctx), true)
+            .then((list) =>
+              list
+                .map(({ distanceMeters, ...station }) => ({
+                  ...station,
+                  placeId: placeIdFor(station.coordinates, station.id),
+                  provider: providerDisplay(p),
+                  distanceFromSearch: Math.round(distanceMeters),
+                }))
+                .sort(nearestFirst),
+            ),
+      })),
+      compare: nearestFirst,
+    })
+    const answers = merged.settled
     return {
-      stations: page,
-      pagination: hasMore
-        ? { hasMore, nextCursor: deps.tokens.seal(cursorContext(caller), { o: offset + limit, h }) }
-        : { hasMore },
+      stations: merged.items,
+      pagination: merged.hasMore ? { hasMore: true, nextCursor: merged.nextCursor } : { hasMore: false },
       providers: answers.map((answer, i) => ({
         id: providers[i].entry.id,
         name: providers[i].entry.name,
-        status:
-          answer.status === 'fulfilled'
-            ? ('OK' as const)
-            : answer.reason instanceof ApiError && answer.reason.code === 'TIMEOUT'
-              ? ('TIMEOUT' as const)
-              : ('FAILED' as const),
+        status: sourceStatus(answer),
         offers: answer.status === 'fulfilled' ? answer.value.length : 0,
       })),
     }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { MicroSearchRequest, MicroVehicle } from '../../api/micromobility/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import {
@@ -11,6 +10,7 @@ import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { mergedPage, sourceStatus } from '../providers/merged-pages.ts'
 import { fleetIndexCache } from './fleet-index.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
 
@@ -74,24 +74,6 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       const radius = request.radiusMeters ?? 500
       const limit = request.limit ?? 20
       const { latitude, longitude } = request.location
-      const h = createHash('sha256')
-        .update(
-          JSON.stringify([
-            latitude,
-            longitude,
-            radius,
-            request.vehicleTypes,
-            request.providers,
-            request.minBatteryPercent,
-          ]),
-        )
-        .digest('base64url')
-      let offset = 0
-      if (request.cursor) {
-        const claim = deps.tokens.open<{ o: number; h: string }>(cursorContext(caller), request.cursor)
-        if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
-        if (claim.h === h) offset = claim.o
-      }
       const providers = providersOf(caller, request.providers)
       // Without filters the index needs no predicate, which halves its query time.
       const filtered = request.vehicleTypes !== undefined || request.minBatteryPercent !== undefined
@@ -100,40 +82,45 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
             (!request.vehicleTypes || request.vehicleTypes.includes(v.type)) &&
             (request.minBatteryPercent === undefined || (v.batteryPercent ?? 100) >= request.minBatteryPercent)
         : undefined
-      const answers = await Promise.allSettled(providers.map((p) => fleet(caller, p)))
-      const found: { p: MicroProvider; v: ProviderMicroVehicle; d: number }[] = []
-      const outcomes = answers.map((answer, i) => {
+      type Hit = { p: MicroProvider; v: ProviderMicroVehicle; d: number }
+      const merged = await mergedPage<Hit>({
+        tokens: deps.tokens,
+        context: cursorContext(caller),
+        cursor: request.cursor,
+        params: [latitude, longitude, radius, request.vehicleTypes, request.providers, request.minBatteryPercent],
+        now: caller.now,
+        limit,
+        sources: providers.map((p) => ({
+          id: p.entry.id,
+          // The provider's nearest vehicles from its spatial index.
+          fetch: async (want: number) => {
+            const index = indexFor(p.entry.id, await fleet(caller, p))
+            return index.within(latitude, longitude, radius, accept, want).map((i) => {
+              const v = index.vehicles[i]
+              return { p, v, d: distanceMeters({ latitude, longitude }, v) }
+            })
+          },
+        })),
+        compare: (a, b) => a.d - b.d || a.v.vehicleId.localeCompare(b.v.vehicleId),
+      })
+      const outcomes = merged.settled.map((answer, i) => {
         const p = providers[i]
         const base = { id: p.entry.id, name: p.entry.name }
-        if (answer.status === 'rejected') {
-          const error = answer.reason instanceof ApiError ? answer.reason : new ApiError('PROVIDER_ERROR')
-          return {
-            ...base,
-            status: error.code === 'TIMEOUT' ? ('TIMEOUT' as const) : ('FAILED' as const),
-            vehicles: 0,
-            error: { code: error.code, message: 'The provider did not answer' },
-          }
+        if (answer.status === 'fulfilled') return { ...base, status: 'OK' as const, vehicles: answer.value.length }
+        const error = answer.reason instanceof ApiError ? answer.reason : new ApiError('PROVIDER_ERROR')
+        return {
+          ...base,
+          status: sourceStatus(answer),
+          vehicles: 0,
+          error: { code: error.code, message: 'The provider did not answer' },
         }
-        const index = indexFor(p.entry.id, answer.value)
-        const hits = index.within(latitude, longitude, radius, accept, offset + limit + 1)
-        for (const i of hits) {
-          const v = index.vehicles[i]
-          found.push({ p, v, d: distanceMeters({ latitude, longitude }, v) })
-        }
-        return { ...base, status: 'OK' as const, vehicles: hits.length }
       })
-      // Each provider gave its nearest offset+limit+1; merged, that is enough for this page and to know if more follow.
-      found.sort((a, b) => a.d - b.d || a.v.vehicleId.localeCompare(b.v.vehicleId))
-      const page = found.slice(offset, offset + limit)
-      const hasMore = found.length > offset + limit
-      const results = page.map(({ p, v, d }) => present(caller, p, v, d))
+      const results = merged.items.map(({ p, v, d }) => present(caller, p, v, d))
       return {
         // Spec 2.1 names `results` among the list keys; `vehicles` says the same for readers of this endpoint.
         results,
         vehicles: results,
-        pagination: hasMore
-          ? { hasMore, nextCursor: deps.tokens.seal(cursorContext(caller), { o: offset + limit, h }) }
-          : { hasMore },
+        pagination: merged.hasMore ? { hasMore: true, nextCursor: merged.nextCursor } : { hasMore: false },
         providers: outcomes,
       }
     },

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { Departure, Stop } from '../../api/public-transport/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import {
@@ -13,6 +12,7 @@ import { ApiError } from '../../http/errors.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { providersFor } from '../providers/directory.ts'
+import { mergedPage, sourceStatus } from '../providers/merged-pages.ts'
 
 export type PtProvider = Provider & { connector: PublicTransportConnector }
 
@@ -127,19 +127,10 @@ export function publicTransportStops(deps: {
           cursor: 'a text search across all providers has a single page; add provider to page',
         })
       }
-      const h = createHash('sha256')
-        .update(JSON.stringify([q.latitude, q.longitude, q.radiusMeters, q.query, q.provider]))
-        .digest('base64url')
-      let offset = 0
-      if (q.cursor) {
-        const claim = deps.tokens.open<{ o: number; h: string }>(cursorContext(caller), q.cursor)
-        if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
-        if (claim.h === h) offset = claim.o
-      }
       const providers = q.provider ? [providerById(caller, q.provider, 'STOPS')] : providersOf(caller, 'STOPS')
-      const want = paged ? offset + limit + 1 : limit
-      const answers = await Promise.allSettled(
-        providers.map((p) =>
+      const sources = providers.map((p) => ({
+        id: p.entry.id,
+        fetch: (want: number) =>
           byCoordinates
             ? call(caller, p, 'stopsNear', (c, ctx) =>
                 c
@@ -151,36 +142,32 @@ export function publicTransportStops(deps: {
                   .searchStops(q.query!, want, ctx)
                   .then((list) => list.map((s) => presentStop(p, s, { score: s.score }))),
               ),
-        ),
-      )
-      const all = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []))
-      if (byCoordinates)
-        all.sort(
-          (a, b) => (a.distanceFromSearch ?? 0) - (b.distanceFromSearch ?? 0) || a.stopId.localeCompare(b.stopId),
-        )
-      else
-        all.sort(
-          (a, b) =>
-            (b.relevance ?? 0) - (a.relevance ?? 0) ||
-            a.name.length - b.name.length ||
-            a.stopId.localeCompare(b.stopId),
-        )
-      const page = all.slice(offset, offset + limit)
-      const hasMore = paged && all.length > offset + limit
+      }))
+      const merged = await mergedPage({
+        tokens: deps.tokens,
+        context: cursorContext(caller),
+        cursor: q.cursor,
+        params: [q.latitude, q.longitude, q.radiusMeters, q.query, q.provider],
+        now: caller.now,
+        limit,
+        sources,
+        compare: byCoordinates
+          ? (a, b) => (a.distanceFromSearch ?? 0) - (b.distanceFromSearch ?? 0) || a.stopId.localeCompare(b.stopId)
+          : (a, b) =>
+              (b.relevance ?? 0) - (a.relevance ?? 0) ||
+              a.name.length - b.name.length ||
+              a.stopId.localeCompare(b.stopId),
+      })
+      const answers = merged.settled
+      // A text search across every provider is one page (its relevance is not comparable across pages).
+      const hasMore = paged && merged.hasMore
       return {
-        stops: page,
-        pagination: hasMore
-          ? { hasMore, nextCursor: deps.tokens.seal(cursorContext(caller), { o: offset + limit, h }) }
-          : { hasMore: false },
+        stops: merged.items,
+        pagination: hasMore ? { hasMore, nextCursor: merged.nextCursor } : { hasMore: false },
         providers: answers.map((a, i) => ({
           id: providers[i].entry.id,
           name: providers[i].entry.name,
-          status:
-            a.status === 'fulfilled'
-              ? ('OK' as const)
-              : a.reason instanceof ApiError && a.reason.code === 'TIMEOUT'
-                ? ('TIMEOUT' as const)
-                : ('FAILED' as const),
+          status: sourceStatus(a),
         })),
       }
     },
