@@ -89,7 +89,14 @@ describe('merged pages over several providers (stateless cursor)', () => {
   })
 
   it(`a provider that keeps failing holds paging open for ${MAX_PAGE_RETRIES} pages, then paging ends`, async () => {
-    const seen = await pageThrough([[1, 2, 3], [4, 5]], 10, (_page, s) => s === 1)
+    const seen = await pageThrough(
+      [
+        [1, 2, 3],
+        [4, 5],
+      ],
+      10,
+      (_page, s) => s === 1,
+    )
     assert.deepEqual(seen.map(label), ['p0:1', 'p0:2', 'p0:3'])
   })
 
