@@ -37,6 +37,7 @@ import { tenantService } from './domain/tenants/service.ts'
 import { installAuth } from './http/auth.ts'
 import { installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
+import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
@@ -159,6 +160,7 @@ export async function createApp(deps: AppDeps) {
   installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken })
 
   await app.register(swagger, {
+    transform: documentHeaders,
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -187,6 +189,16 @@ export async function createApp(deps: AppDeps) {
           description:
             'Car rental and car sharing: search, offer details, prebook, booking, change, cancel, vehicle actions',
         },
+        {
+          name: 'Public Transport',
+          description: 'Stops, departures, journeys, tickets (prebook, booking, cancel) and subscriptions',
+        },
+        {
+          name: 'Micro Mobility',
+          description:
+            'Scooters, bikes and mopeds (beta): search, QR look-up, reserve, start, lock, unlock, end; zones',
+        },
+        { name: 'Multimodal', description: 'Everything near a point (beta), and map tiles' },
         { name: 'Admin', description: 'Operator API: tenants and keys (ADMIN_TOKEN)' },
         { name: 'Operations', description: 'Health, metrics, the API document' },
       ],

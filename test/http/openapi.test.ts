@@ -36,6 +36,27 @@ describe('the API document', { skip: skipReason }, () => {
     assert.ok(check.security?.length > 0)
   })
 
+  it('documents the common request and response headers, the sandbox scenarios and every tag', async () => {
+    const { body } = await h.request({ url: '/mobility-api/v2/openapi.json' })
+    const search = body.paths['/mobility-api/v2/cars'].post
+    const params = search.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name.toLowerCase())
+    for (const name of ['accept-language', 'x-request-id', 'x-sandbox-scenario']) assert.ok(params.includes(name), name)
+    const scenario = search.parameters.find((p: any) => p.name.toLowerCase() === 'x-sandbox-scenario')
+    for (const name of ['provider-error', 'provider-timeout', 'sold-out']) {
+      assert.match(scenario.description, new RegExp(name))
+    }
+    for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']) {
+      assert.ok(search.responses['200'].headers?.[header], `200 ${header}`)
+    }
+    assert.ok(search.responses['4XX'].headers?.['Retry-After'])
+    const tags = new Set(body.tags.map((t: any) => t.name))
+    for (const path of Object.values<any>(body.paths)) {
+      for (const operation of Object.values<any>(path)) {
+        for (const tag of operation.tags ?? []) assert.ok(tags.has(tag), `tag ${tag} is declared`)
+      }
+    }
+  })
+
   it('serves the docs page and its assets locally', async () => {
     const page = await h.request({ url: '/mobility-api/v2/docs/' })
     assert.equal(page.status, 200)
