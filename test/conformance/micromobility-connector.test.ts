@@ -604,13 +604,13 @@ describe('sandbox-scoot specifics', () => {
 })
 
 describe('sandbox-bike specifics', () => {
-  it('search only: no trips, deep links for every bike, no QR codes', async () => {
+  it('search only: no trips, deep links and a sandbox QR code for every bike', async () => {
     const s = build('sandbox-bike')
     assert.equal(s.connector.trips, undefined)
     assert.ok(!s.connector.capabilities.operations.includes('TRIPS'))
     const { vehicles } = await s.connector.fleet(s.ctx())
     for (const v of vehicles) {
-      assert.equal(v.qrCode, undefined)
+      assert.equal(v.qrCode, `sandbox:${v.vehicleId}`)
       assert.deepEqual(v.deepLinks, {
         android: `https://bike.sandbox.example/app/vehicle/${v.vehicleId}`,
         ios: `https://bike.sandbox.example/app/vehicle/${v.vehicleId}`,

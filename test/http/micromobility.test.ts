@@ -47,6 +47,10 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
     })
     assert.ok(charged.body.data.vehicles.length > 0)
     assert.ok(charged.body.data.vehicles.every((v: any) => v.batteryPercent >= 80 && v.provider.id === 'sandbox-scoot'))
+    // Across every provider: vehicles without a battery reading (human-powered bikes) do not pass a minimum.
+    const anyCharged = await search({ minBatteryPercent: 50, radiusMeters: 3000, limit: 100 })
+    assert.ok(anyCharged.body.data.vehicles.some((v: any) => v.provider.id === 'sandbox-bike'))
+    assert.ok(anyCharged.body.data.vehicles.every((v: any) => v.batteryPercent >= 50))
     const first = await search({ radiusMeters: 3000, limit: 5 })
     assert.equal(first.body.data.vehicles.length, 5)
     assert.equal(first.body.data.pagination.hasMore, true)
@@ -100,6 +104,16 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
       (await h.api('GET', `/micromobility/vehicles/by-qr/${encodeURIComponent('sandbox:nope')}`, t.secret)).status,
       404,
     )
+    // Bikes carry `sandbox:<vehicleId>` too (DECISIONS); search-only, so deep links instead of a token.
+    const bike = await h.api(
+      'GET',
+      `/micromobility/vehicles/by-qr/${encodeURIComponent('sandbox:bike-0104')}`,
+      t.secret,
+    )
+    assert.equal(bike.status, 200, bike.text)
+    assert.equal(bike.body.data.vehicleId, 'bike-0104')
+    assert.equal(bike.body.data.vehicleToken, undefined)
+    assert.ok(bike.body.data.deepLinks)
     assert.equal((await h.api('GET', '/micromobility/vehicles/scoot-99999', t.secret)).status, 404)
     h.clock.advance(6 * 60_000)
     const expired = await h.api(
@@ -393,6 +407,22 @@ describe('GBFS demo providers', { skip: skipReason }, () => {
       limit: 100,
     })
     assert.ok(oslo.body.data.vehicles.length > 0, oslo.text)
+    // Scenarios reach feed-based providers too (test keys): the service fails them before the feed is read.
+    for (const [scenario, status] of [
+      ['provider-error', 'FAILED'],
+      ['provider-timeout', 'TIMEOUT'],
+    ]) {
+      const failed = await h.api(
+        'POST',
+        '/micromobility',
+        t.test,
+        { location: { latitude: 59.9147, longitude: 10.7522 }, radiusMeters: 5000, providers: ['gbfs-sample-oslo'] },
+        { 'x-sandbox-scenario': `${scenario}:gbfs-sample-oslo` },
+      )
+      assert.equal(failed.status, 200, failed.text)
+      assert.deepEqual(failed.body.data.vehicles, [])
+      assert.equal(failed.body.data.providers[0].status, status)
+    }
     const zones = await h.api('GET', '/micromobility/zones?provider=gbfs-sample-paris', t.secret)
     assert.equal(zones.status, 200)
   })

@@ -35,7 +35,7 @@ const TRIP_STATES =
   'Trip states (spec 3.1): RESERVE → RESERVED; START (tripId, or vehicleToken without reservation) → ACTIVE; LOCK → PAUSED, UNLOCK → ACTIVE (paused minutes are billed like active ones); end → COMPLETED with priceBreakdown; cancel only from RESERVED → CANCELLED; a reservation that runs out → CANCELLED with cancellationReason RESERVATION_EXPIRED. A request that does not fit the state answers 400 INVALID_REQUEST with details.reason INVALID_TRIP_STATE; any operation on a trip that already ended answers 500 PROVIDER_ERROR (spec 7.1).'
 
 export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: MicromobilityRouteDeps) {
-  const trip = { permission: 'micromobility:trip:write' as const, statusOverrides: { OFFER_EXPIRED: 400 } }
+  const trip = { permission: 'micromobility:trip:write' as const }
 
   app.post(
     '/micromobility',
@@ -97,7 +97,7 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
       schema: {
         ...doc(
           'Reserve or start a trip',
-          `${TRIP_STATES} An expired vehicleToken answers 400 OFFER_EXPIRED; an unknown one 404. scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH).`,
+          `${TRIP_STATES} An expired, invalid or unknown vehicleToken answers 404 NOT_FOUND (spec 7.1; details.reason VEHICLE_TOKEN_EXPIRED when it ran out). scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH).`,
         ),
         body: TripRequest,
         response: responses(Trip, 201),

@@ -80,7 +80,9 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       const accept = filtered
         ? (v: ProviderMicroVehicle) =>
             (!request.vehicleTypes || request.vehicleTypes.includes(v.type)) &&
-            (request.minBatteryPercent === undefined || (v.batteryPercent ?? 100) >= request.minBatteryPercent)
+            (request.minBatteryPercent === undefined ||
+              // A vehicle without a battery reading (a human-powered bike) does not meet a battery minimum.
+              (v.batteryPercent !== undefined && v.batteryPercent >= request.minBatteryPercent))
         : undefined
       type Hit = { p: MicroProvider; v: ProviderMicroVehicle; d: number }
       const merged = await mergedPage<Hit>({

@@ -51,6 +51,7 @@ export function providerCaller(resilience: Resilience) {
   ): Promise<T> {
     const id = provider.entry.id
     const timesOut = caller.scenarios.some((s) => s.name === 'provider-timeout' && s.target === id)
+    const fails = caller.scenarios.some((s) => s.name === 'provider-error' && s.target === id)
     // Failures a test asked for never count against a breaker (not even one of their own: another request of any
     // tenant would then see SERVICE_UNAVAILABLE instead of the error its scenario asked for) and are not retried.
     const staged = caller.scenarios.some((s) => !s.target || s.target === id)
@@ -59,17 +60,36 @@ export function providerCaller(resilience: Resilience) {
     return resilience.call(
       { provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey, staged },
       (signal) =>
-        fn(provider.connector, {
-          signal,
-          now: caller.now,
-          language: caller.language,
-          tenantId: caller.tenant.id,
-          environment: caller.environment,
-          scenarios: caller.scenarios,
-        }),
+        // A provider named by provider-error or provider-timeout fails here, whatever its connector (GBFS and GTFS
+        // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
+        fails
+          ? Promise.reject(
+              new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {
+                reason: 'SCENARIO',
+                operation,
+              }),
+            )
+          : timesOut
+            ? never(signal)
+            : fn(provider.connector, {
+                signal,
+                now: caller.now,
+                language: caller.language,
+                tenantId: caller.tenant.id,
+                environment: caller.environment,
+                scenarios: caller.scenarios,
+              }),
     )
   }
 }
+
+/** A call that never answers: it ends when its deadline aborts it. */
+const never = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => {
+    const abort = () => reject(signal.reason ?? new Error('aborted'))
+    if (signal.aborted) abort()
+    else signal.addEventListener('abort', abort, { once: true })
+  })
 
 export type CallProvider = ReturnType<typeof providerCaller>
 

@@ -110,6 +110,8 @@ function bike(id: string, random: () => number, websiteUrl: string): Omit<BaseVe
     maintenance: random() < 0.03,
     pricingPlan: cargo ? BIKE_PLANS.cargo : electric ? BIKE_PLANS.electric : BIKE_PLANS.classic,
     deepLinks: { android: link, ios: link, web: `${websiteUrl}/vehicle/${id}` },
+    // Every sandbox vehicle carries `sandbox:<vehicleId>` (DECISIONS); a bike found by it answers with deep links.
+    qrCode: `sandbox:${id}`,
     ...(station ? { stationId: station.id } : {}),
   }
 }
