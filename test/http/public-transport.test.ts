@@ -160,6 +160,22 @@ describe('public transport', { skip: skipReason }, () => {
     })
     assert.equal(coords.status, 200, coords.text)
     assert.ok(coords.body.data.journeys.length > 0)
+    // Any limit up to 100 is accepted (spec 8); above that is INVALID_REQUEST.
+    const many = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'coordinates', coordinates: HBF },
+      destination: { type: 'address', address: 'Alexanderplatz, Berlin' },
+      departAt: tomorrowAt(10),
+      limit: 100,
+    })
+    assert.equal(many.status, 200, many.text)
+    assert.ok(many.body.data.journeys.length >= coords.body.data.journeys.length)
+    const tooMany = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'coordinates', coordinates: HBF },
+      destination: { type: 'coordinates', coordinates: ALEX },
+      limit: 101,
+    })
+    assert.equal(tooMany.status, 400)
+    assert.equal(tooMany.body.error.code, 'INVALID_REQUEST')
 
     const neither = await h.api('POST', '/public-transport/prebook', t.secret, {})
     assert.equal(neither.status, 400)

@@ -166,7 +166,14 @@ export const JourneyRequest = Type.Object(
     destination: JourneyEnd,
     departAt: Type.Optional(DateTime),
     arriveBy: Type.Optional(DateTime),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 5 })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: 5,
+        description: 'Journeys in the answer, at most; each provider plans up to 10 (spec 8 bounds every limit by 100)',
+      }),
+    ),
     travellers: Type.Optional(
       Type.Array(
         Type.Object({ category: enumOf(['ADULT', 'CHILD', 'REDUCED'] as const) }, { additionalProperties: false }),

@@ -8,6 +8,9 @@ import type { Geocoder } from '../geocoding/index.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import { lineOf, type PtProvider, type PublicTransportStops, scopedStopId, splitStopId } from './stops.ts'
 
+/** Journeys each provider is asked to plan, at most. */
+const MAX_JOURNEYS_PER_PROVIDER = 10
+
 export interface JourneyDeps {
   stops: PublicTransportStops
   callProvider: CallProvider
@@ -135,7 +138,8 @@ export function publicTransportJourneys(deps: JourneyDeps) {
       ...(request.arriveBy
         ? { arriveBy: new Date(request.arriveBy) }
         : { departAt: request.departAt ? new Date(request.departAt) : caller.now }),
-      limit,
+      // Planning cost grows with the journeys asked for; more than this many per provider adds little.
+      limit: Math.min(limit, MAX_JOURNEYS_PER_PROVIDER),
     }
     const answers = await Promise.allSettled(
       providers.map(async (p) => {
