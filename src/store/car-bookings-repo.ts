@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
 import { type CarBookingRow, carBookings } from './schema.ts'
 
@@ -33,11 +33,20 @@ export function carBookingsRepo(db: Db) {
       const [row] = await db.select({ id: carBookings.id }).from(carBookings).where(eq(carBookings.tokenNonce, nonce))
       return row?.id
     },
-    async update(id: string, changes: Partial<Pick<CarBookingRow, 'status' | 'record' | 'statusHistory'>>, at: Date) {
+    /**
+     * Writes `changes` if the row is still at `version` (the one it was read at); undefined when another write came
+     * first, so a change based on an older read never overwrites a newer one.
+     */
+    async update(
+      id: string,
+      version: number,
+      changes: Partial<Pick<CarBookingRow, 'status' | 'record' | 'statusHistory'>>,
+      at: Date,
+    ): Promise<CarBookingRow | undefined> {
       const [row] = await db
         .update(carBookings)
-        .set({ ...changes, updatedAt: at })
-        .where(eq(carBookings.id, id))
+        .set({ ...changes, updatedAt: at, version: sql`${carBookings.version} + 1` })
+        .where(and(eq(carBookings.id, id), eq(carBookings.version, version)))
         .returning()
       return row
     },

@@ -67,6 +67,8 @@ export const carBookings = pgTable(
     statusHistory: jsonb('status_history').$type<{ status: string; time: string; reason?: string }[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Moves with every update: a write based on an older read is refused (compare-and-set). */
+    version: integer('version').notNull().default(0),
   },
   (table) => [index('car_bookings_tenant_idx').on(table.tenantId, table.environment, table.createdAt)],
 )

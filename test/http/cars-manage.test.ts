@@ -37,6 +37,29 @@ describe('managing car bookings', { skip: skipReason }, () => {
     assert.equal(empty.status, 400)
   })
 
+  it('a read that raced a cancellation never writes the older status back (compare-and-set on the stored row)', async () => {
+    const { booking } = await bookFirst(h, t.test, { providerId: 'sandbox-rent' })
+    const id = booking.body.data.bookingId
+    // The read gets its answer (CONFIRMED) at once but delivers it 1 s later; the cancellation lands in between.
+    const slowRead = h.api('GET', `/cars/bookings/${id}`, t.test, undefined, {
+      'x-sandbox-scenario': 'provider-slow:sandbox-rent',
+    })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const cancel = await h.api('POST', `/cars/bookings/${id}/cancel`, t.test)
+    assert.equal(cancel.status, 200, cancel.text)
+    assert.equal(cancel.body.data.status, 'CANCELLED')
+    const read = await slowRead
+    assert.equal(read.status, 200, read.text)
+    assert.equal(read.body.data.status, 'CANCELLED', 'the late read answers the newer stored booking')
+    const list = await h.api('GET', '/bookings?limit=100', t.test)
+    const stored = list.body.data.bookings.find((b: any) => b.bookingId === id)
+    assert.equal(stored.status, 'CANCELLED')
+    assert.deepEqual(
+      stored.statusHistory.map((e: any) => e.status),
+      ['CONFIRMED', 'CANCELLED'],
+    )
+  })
+
   it('cancels free of charge before the deadline, with a fee after it', async () => {
     const early = await bookFirst(h, t.secret, { providerId: 'sandbox-rent', search: { dates: period(h, 24 * 10, 2) } })
     const free = await h.api('POST', `/cars/bookings/${early.booking.body.data.bookingId}/cancel`, t.secret, {

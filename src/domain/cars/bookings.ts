@@ -27,6 +27,8 @@ const LOCK_MS = 60_000
 /** How long a booking attempt waits for a concurrent attempt on the same token. */
 const LOCK_WAIT_MS = 30_000
 const MARKER_GRACE_MS = 24 * 3600 * 1000
+/** Writes of an action (change, cancel) that keep losing to other writes give up after this many tries. */
+const MAX_WRITE_ATTEMPTS = 3
 
 export interface BookingNotifier {
   /** `recipient`: the driver who booked (under retention NONE the booking itself shows the operator account). */
@@ -93,38 +95,60 @@ export function carBookings(deps: BookingDeps) {
     }
   }
 
-  /** Keeps the stored copy in step with what the provider reports, recording status changes. */
+  /** A stored booking as last written (the list's view), for when a newer write won over this request's. */
+  const storedView = (row: CarBookingRow): Booking => ({
+    ...(row.record as unknown as Booking),
+    ...extrasOf(row),
+    status: row.status,
+  })
+
+  /**
+   * Keeps the stored copy in step with what the provider reports, recording status changes. Each write is a
+   * compare-and-set on the row's version. When another request wrote first, a plain read (`fromRead`) yields to it
+   * and answers the stored booking, since what it read may be older; an action (change, cancel), whose answer is the
+   * newest, is written again over the latest row.
+   */
   async function syncStored(
     caller: Caller,
-    row: CarBookingRow,
+    first: CarBookingRow,
     p: Provider,
     fresh: ProviderBooking,
     changes: { notes?: string; driver?: Partial<Booking['driver']>; reason?: string } = {},
-  ) {
-    const extras = extrasOf(row)
-    const history = [...(extras.statusHistory ?? [])]
-    if (fresh.status !== row.status)
-      history.push({
-        status: fresh.status,
-        time: caller.now.toISOString(),
-        ...(changes.reason ? { reason: changes.reason } : {}),
+    fromRead = false,
+  ): Promise<Booking> {
+    let row = first
+    for (let attempt = 0; ; attempt++) {
+      const extras = extrasOf(row)
+      const history = [...(extras.statusHistory ?? [])]
+      if (fresh.status !== row.status)
+        history.push({
+          status: fresh.status,
+          time: caller.now.toISOString(),
+          ...(changes.reason ? { reason: changes.reason } : {}),
+        })
+      const record = presentBooking(row.id, p, fresh, 'STANDARD', {
+        ...extras,
+        driver: { ...extras.driver, ...changes.driver },
+        notes: changes.notes ?? extras.notes,
+        statusHistory: history,
       })
-    const record = presentBooking(row.id, p, fresh, 'STANDARD', {
-      ...extras,
-      driver: { ...extras.driver, ...changes.driver },
-      notes: changes.notes ?? extras.notes,
-      statusHistory: history,
-    })
-    const updated = await deps.repo.update(
-      row.id,
-      { status: fresh.status, record: record as unknown as Record<string, unknown>, statusHistory: history },
-      caller.now,
-    )
-    return presentBooking(row.id, p, fresh, 'STANDARD', {
-      ...extrasOf(updated!),
-      driver: record.driver,
-      notes: record.notes,
-    })
+      const updated = await deps.repo.update(
+        row.id,
+        row.version,
+        { status: fresh.status, record: record as unknown as Record<string, unknown>, statusHistory: history },
+        caller.now,
+      )
+      if (updated)
+        return presentBooking(row.id, p, fresh, 'STANDARD', {
+          ...extrasOf(updated),
+          driver: record.driver,
+          notes: record.notes,
+        })
+      const latest = await deps.repo.find(caller.tenant.id, caller.environment, row.id)
+      if (!latest) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId: row.id })
+      if (fromRead || attempt >= MAX_WRITE_ATTEMPTS) return storedView(latest)
+      row = latest
+    }
   }
 
   return {
@@ -314,7 +338,7 @@ export function carBookings(deps: BookingDeps) {
       const fresh = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true)
       if (found.kind === 'reference') return presentBooking(bookingId, p, fresh, 'NONE')
       const wasConfirmed = found.row.status === 'CONFIRMED'
-      const booking = await syncStored(caller, found.row, p, fresh)
+      const booking = await syncStored(caller, found.row, p, fresh, {}, true)
       if (!wasConfirmed && booking.status === 'CONFIRMED')
         await deps.notifier.confirmed(caller, booking, booking.driver)
       return booking
@@ -393,7 +417,7 @@ export function carBookings(deps: BookingDeps) {
       if (caller.tenant.dataRetention === 'NONE') throw new ApiError('DATA_RETENTION_NONE')
       const { rows, total } = await deps.repo.list(caller.tenant.id, caller.environment, page * limit, limit)
       return {
-        bookings: rows.map((row) => ({ ...(row.record as unknown as Booking), ...extrasOf(row), status: row.status })),
+        bookings: rows.map(storedView),
         pagination: { total, currentPage: page, limit },
       }
     },

@@ -8,6 +8,8 @@ import { providersFor } from './directory.ts'
 
 /** How long a provider told to time out (X-Sandbox-Scenario) takes to miss its deadline: quickly, so callers don't wait. */
 const SCENARIO_TIMEOUT_MS = 300
+/** How much later a provider told to be slow (`provider-slow`) delivers the answer it already computed. */
+const SCENARIO_SLOW_MS = 1000
 
 /** Who is calling, for whom, until when: everything a connector call needs from the request. */
 export interface Caller {
@@ -52,6 +54,7 @@ export function providerCaller(resilience: Resilience) {
     const id = provider.entry.id
     const timesOut = caller.scenarios.some((s) => s.name === 'provider-timeout' && s.target === id)
     const fails = caller.scenarios.some((s) => s.name === 'provider-error' && s.target === id)
+    const slow = caller.scenarios.some((s) => s.name === 'provider-slow' && (!s.target || s.target === id))
     // Failures a test asked for never count against a breaker (not even one of their own: another request of any
     // tenant would then see SERVICE_UNAVAILABLE instead of the error its scenario asked for) and are not retried.
     const staged = caller.scenarios.some((s) => !s.target || s.target === id)
@@ -78,10 +81,24 @@ export function providerCaller(resilience: Resilience) {
                 tenantId: caller.tenant.id,
                 environment: caller.environment,
                 scenarios: caller.scenarios,
-              }),
+              }).then((answer) => (slow ? later(answer, SCENARIO_SLOW_MS, signal) : answer)),
     )
   }
 }
+
+/** `value` after `ms`, unless the call is aborted first (its deadline). */
+const later = <T>(value: T, ms: number, signal: AbortSignal) =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, value)
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        reject(signal.reason ?? new Error('aborted'))
+      },
+      { once: true },
+    )
+  })
 
 /** A call that never answers: it ends when its deadline aborts it. */
 const never = (signal: AbortSignal) =>

@@ -1,0 +1,1 @@
+ALTER TABLE "car_bookings" ADD COLUMN "version" integer DEFAULT 0 NOT NULL;
