@@ -526,7 +526,7 @@ function ticketSuite(name: string, makeKv: KvFactory, options: { skip?: string }
       const s = build(makeKv)
       const subscribe = (productId: string, h: Partial<SubscriptionHolder>, start = '2031-07-01', pin?: string) =>
         s.ticketing.subscribe(productId, { ...holder, ...h } as SubscriptionHolder, start, pin, s.ctx())
-      await rejectsWith(subscribe('monatskarte-mars', {}), 'NOT_FOUND')
+      await rejectsWith(subscribe('monatskarte-mars', {}), 'PRODUCT_NOT_AVAILABLE')
       await rejectsWith(subscribe('deutschlandticket-job', {}), 'PRODUCT_NOT_AVAILABLE')
       await rejectsWith(subscribe('deutschlandticket', { identification: undefined }), 'INVALID_IDENTIFICATION', {
         reason: 'MISSING',

@@ -297,10 +297,12 @@ describe('public transport', { skip: skipReason }, () => {
     codes.pin = await attempt({ productId: 'vbb-abo-ab' })
     const unavailable = products.body.data.products.find((p: any) => !p.available)
     codes.unavailable = await attempt({ productId: unavailable.productId })
+    codes.unknown = await attempt({ productId: 'no-such-product' })
     assert.equal(codes.noId, 'INVALID_IDENTIFICATION')
     assert.equal(codes.badId, 'INVALID_IDENTIFICATION')
     assert.equal(codes.pin, 'PIN_REQUIRED')
     assert.equal(codes.unavailable, 'PRODUCT_NOT_AVAILABLE')
+    assert.equal(codes.unknown, 'PRODUCT_NOT_AVAILABLE')
 
     // A start date the provider refuses: details map only field paths to messages (spec 7.1).
     const midMonth = await h.api('POST', '/public-transport/subscriptions', t.secret, {

@@ -205,7 +205,7 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       schema: {
         ...doc(
           'Subscribe',
-          'Errors: 404 NOT_FOUND (unknown product), 422 PRODUCT_NOT_AVAILABLE, 400 INVALID_IDENTIFICATION (identification missing or invalid where the product needs one), 400 PIN_REQUIRED, 400 INVALID_DATE_RANGE-like start dates as INVALID_REQUEST, 403 DATA_RETENTION_NONE under retention NONE.',
+          "Errors: 422 PRODUCT_NOT_AVAILABLE (a product unknown to the tenant's providers, reason UNKNOWN_PRODUCT, or not sold, reason EMPLOYER_ONLY), 400 INVALID_IDENTIFICATION (identification missing or invalid where the product needs one), 400 PIN_REQUIRED, 400 INVALID_DATE_RANGE-like start dates as INVALID_REQUEST, 403 DATA_RETENTION_NONE under retention NONE.",
         ),
         body: SubscriptionCreate,
         response: responses(Subscription, 201),

@@ -119,8 +119,12 @@ export function publicTransportSubscriptions(deps: {
         })),
       )
       const selling = offers.filter((o) => o.products.some((x) => x.productId === input.productId))
+      // A product no provider of the tenant sells is not available to it (PRODUCT_NOT_AVAILABLE, not a 404 route).
       if (selling.length === 0)
-        throw new ApiError('NOT_FOUND', undefined, { resource: 'product', productId: input.productId })
+        throw new ApiError('PRODUCT_NOT_AVAILABLE', undefined, {
+          productId: input.productId,
+          reason: 'UNKNOWN_PRODUCT',
+        })
       if (selling.length > 1) {
         throw new ApiError('INVALID_REQUEST', undefined, {
           provider: `several providers sell ${input.productId}: ${selling.map((s) => s.p.entry.id).join(', ')}`,

@@ -9,8 +9,8 @@ import type { SubscriptionRecord, TransitStore } from './store.ts'
  * calendar months.
  *
  * Subscribing:
- * - an unknown product answers NOT_FOUND, one that is not sold (`deutschlandticket-job`: employers only)
- *   PRODUCT_NOT_AVAILABLE;
+ * - an unknown product and one that is not sold (`deutschlandticket-job`: employers only) answer
+ *   PRODUCT_NOT_AVAILABLE (reasons UNKNOWN_PRODUCT, EMPLOYER_ONLY);
  * - where the product needs identification (Deutschlandticket), `holder.identification` must be there with a `type`
  *   of ID_CARD, PASSPORT or DRIVING_LICENSE and a `number` of 6 to 12 capital letters or digits, else
  *   INVALID_IDENTIFICATION (`details.reason` MISSING, INVALID_TYPE or INVALID_NUMBER);
@@ -237,7 +237,7 @@ export function subscriptions(store: TransitStore) {
       ctx: CallContext,
     ): Promise<ProviderSubscription> {
       const def = definition(productId)
-      if (!def) throw new ApiError('NOT_FOUND', undefined, { resource: 'product', productId })
+      if (!def) throw new ApiError('PRODUCT_NOT_AVAILABLE', undefined, { productId, reason: 'UNKNOWN_PRODUCT' })
       if (!def.available) {
         throw new ApiError('PRODUCT_NOT_AVAILABLE', undefined, { productId, reason: 'EMPLOYER_ONLY' })
       }
