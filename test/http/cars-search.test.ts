@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import fastJson from 'fast-json-stringify'
+import { CarSearchResult } from '../../src/api/cars/schemas.ts'
+import { responses } from '../../src/http/schemas.ts'
 import { BER_AIRPORT, BERLIN, near, period, searchCars } from '../helpers/cars.ts'
 import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
 
@@ -11,6 +14,25 @@ describe('POST /cars', { skip: skipReason }, () => {
     t = await createTenant(h, { allowedOrigins: ['https://app.example'] })
   })
   after(() => h.close())
+
+  it('writes exactly what the answer schema allows, from cached parts or not, with and without prices', async () => {
+    // What the route's own serializer would write for the same answer: no field more, none less, none changed.
+    const schemaSerializer = fastJson(responses(CarSearchResult)[200] as object)
+    for (const body of [{ estimatedKilometers: 120 }, {}, { estimatedKilometers: 120 }, { sortBy: 'DISTANCE' }]) {
+      const res = await searchCars(h, t.secret, { limit: 30, ...body })
+      assert.equal(res.status, 200, res.text)
+      assert.match(String(res.headers['content-type']), /^application\/json; charset=utf-8/)
+      assert.deepEqual(JSON.parse(schemaSerializer(res.body)), res.body)
+      assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.text)))
+      for (const offer of res.body.data.offers) {
+        assert.equal(offer.price !== undefined, body.estimatedKilometers !== undefined)
+        assert.ok(offer.offerToken && offer.usableUntil && offer.provider.id && offer.vehicle.make)
+        assert.equal(typeof offer.distanceFromSearch, 'number')
+        assert.ok(offer.deepLinks && offer.availableUpsells.length > 0 && offer.recommendation)
+      }
+      assert.ok(res.body.data.offers.some((o: any) => o.warnings?.length > 0))
+    }
+  })
 
   it('searches every car provider and merges their offers, with prices only when estimatedKilometers is sent', async () => {
     const res = await searchCars(h, t.secret, { estimatedKilometers: 250, limit: 100 })

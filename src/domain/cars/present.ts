@@ -12,6 +12,13 @@ export const providerDisplay = (provider: Provider): ProviderDisplay => ({
   ...(provider.entry.websiteUrl ? { websiteUrl: provider.entry.websiteUrl } : {}),
 })
 
+/**
+ * The provider offer an API offer was made from (a symbol key: no serializer writes it), so the search answer can
+ * reuse the JSON of an immutable provider offer's fixed fields (see api/cars/search-body.ts).
+ */
+export const OFFER_SOURCE = Symbol('offer source')
+export type PresentedOffer = CarOffer & { [OFFER_SOURCE]?: ProviderCarOffer }
+
 /** A provider's offer as the API shows it: with a fresh single-use token, and a price only when one was asked for. */
 export function presentOffer(
   item: PooledOffer,
@@ -19,7 +26,7 @@ export function presentOffer(
   caller: Caller,
   tokens: OfferTokens,
   options: { ttlSeconds: number; withPrice: boolean; nonce?: string },
-): CarOffer {
+): PresentedOffer {
   const offer: ProviderCarOffer = item.offer
   const usableUntil = new Date(caller.now.getTime() + options.ttlSeconds * 1000)
   const offerToken = tokens.issue('offer', caller.tenant.id, caller.environment, {
@@ -32,6 +39,7 @@ export function presentOffer(
     k: options.withPrice,
   })
   return {
+    [OFFER_SOURCE]: offer,
     vehicle: offer.vehicle,
     pickupLocation: offer.pickupLocation,
     dropoffLocation: offer.dropoffLocation,
