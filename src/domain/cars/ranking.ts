@@ -196,6 +196,32 @@ export function scoreOffers(
   return { recommendations, bestTaken: true }
 }
 
+const indices = (n: number) => {
+  const out = new Array<number>(n)
+  for (let i = 0; i < n; i++) out[i] = i
+  return out
+}
+
+/**
+ * The first `limit` indices by rank (small integers, 0..101), then `tie`, then index: a counting sort into one
+ * bucket per rank, each bucket sorted on its own (stable), and only as many buckets as the limit needs. The same
+ * order as one comparison sort over every offer, with a fraction of the comparisons.
+ */
+function byRank(rank: Float64Array, tie: (a: number, b: number) => number, limit: number): number[] {
+  const buckets: number[][] = []
+  for (let i = 0; i < rank.length; i++) (buckets[rank[i]] ??= []).push(i)
+  const out: number[] = []
+  for (const bucket of buckets) {
+    if (!bucket) continue
+    if (bucket.length > 1) bucket.sort((a, b) => tie(a, b) || a - b)
+    for (const i of bucket) {
+      if (out.length === limit) return out
+      out.push(i)
+    }
+  }
+  return out
+}
+
 /**
  * The pool in `sortBy` order (stable), its first `limit` entries. RECOMMENDED puts the BEST_OVERALL offer first, then
  * higher scores; ties go to the nearer, then the cheaper offer. The keys are computed once, not per comparison.
@@ -220,9 +246,7 @@ export function orderPool(pool: PackedPool, sortBy: SortBy, limit: number): Pack
     DISTANCE: (a, b) => distance[a] - distance[b] || price[a] - price[b],
     RECOMMENDED: (a, b) => rank[a] - rank[b] || tie(a, b),
   }
-  const order = Array.from({ length: n }, (_, i) => i)
-    .sort(compare[sortBy])
-    .slice(0, limit)
+  const order = sortBy === 'RECOMMENDED' ? byRank(rank, tie, limit) : indices(n).sort(compare[sortBy]).slice(0, limit)
   return {
     offers: order.map((i) => pool.offers[i]),
     providerIds: order.map((i) => pool.providerIds[i]),
