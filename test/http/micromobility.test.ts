@@ -357,7 +357,7 @@ describe('micromobility trips', { skip: skipReason }, () => {
     assert.equal(byToken.body.error.code, 'OFFER_EXPIRED')
   })
 
-  it('a vehicle that rejects a command: the action is accepted, then shows FAILED; the trip state stays', async () => {
+  it('a vehicle that rejects a command: 500 PROVIDER_ERROR (spec 7.1), lastAction FAILED, the trip state stays', async () => {
     const v = await scooter(t.test, 0)
     const started = await trips(t.test, { action: 'START', vehicleToken: v.vehicleToken })
     const id = started.body.data.tripId
@@ -368,7 +368,19 @@ describe('micromobility trips', { skip: skipReason }, () => {
       { action: 'LOCK' },
       { 'x-sandbox-scenario': 'vehicle-rejects:sandbox-scoot' },
     )
-    assert.equal(res.status, 202)
+    assert.equal(res.status, 500, res.text)
+    assert.equal(res.body.error.code, 'PROVIDER_ERROR')
+    assert.equal(res.body.error.details.reason, 'VEHICLE_REJECTED')
+    // A provider that fails the command altogether answers the same way.
+    const failing = await h.api(
+      'POST',
+      `/micromobility/trips/${id}/vehicle-action`,
+      t.test,
+      { action: 'HONK' },
+      { 'x-sandbox-scenario': 'provider-error:sandbox-scoot' },
+    )
+    assert.equal(failing.status, 500, failing.text)
+    assert.equal(failing.body.error.code, 'PROVIDER_ERROR')
     const read = await settled(id, t.test)
     assert.equal(read.body.data.status, 'ACTIVE')
     assert.equal(read.body.data.lastAction.status, 'FAILED')

@@ -130,7 +130,7 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
       schema: {
         ...doc(
           'Lock, unlock or honk',
-          `Accepted with 202 and carried out asynchronously; the result shows in the trip's lastAction. ${TRIP_STATES}`,
+          `Carried out by the vehicle; the result shows in the trip's lastAction. The request waits up to 2 s for the vehicle: 202 when it carried the command out or is still at it, 500 PROVIDER_ERROR (details.reason, e.g. VEHICLE_REJECTED) when it rejected it (spec 7.1). ${TRIP_STATES}`,
         ),
         params: TripParams,
         body: TripActionRequest,

@@ -14,6 +14,10 @@ import type { micromobilityVehicles } from './vehicles.ts'
 
 const USER_LOCATION_RETENTION_MS = 24 * 3600 * 1000
 const PROVIDER_BUDGET_MS = 10_000
+/** How long a vehicle action waits for the vehicle's answer before it answers 202 with the command queued. */
+const ACTION_WAIT_MS = 2000
+const ACTION_POLL_MS = 20
+
 export const JOB_ACTION = 'micromobility.vehicle-action'
 export const JOB_EXPIRE = 'micromobility.reservation-expiry'
 export const JOB_ERASE = 'micromobility.erase-user-location'
@@ -415,6 +419,25 @@ export function micromobilityTrips(deps: TripsDeps) {
         { maxAttempts: 3 },
       )
       kick()
+      // A vehicle usually answers within moments: a command it rejects answers PROVIDER_ERROR (spec 7.1) rather than
+      // an acceptance the client would have to poll to find refused. A slower vehicle's command stays accepted (202)
+      // and its outcome shows in the trip's lastAction.
+      const deadline = Date.now() + ACTION_WAIT_MS
+      while (Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, ACTION_POLL_MS))
+        const current = await repo.findById(tripId)
+        const last = (current?.details as unknown as TripDetails | undefined)?.lastAction
+        if (!last || last.acceptedAt !== acceptedAt || last.action !== action) break
+        if (last.status === 'QUEUED') continue
+        if (last.status === 'FAILED' && last.error?.startsWith('PROVIDER_ERROR')) {
+          throw new ApiError('PROVIDER_ERROR', undefined, {
+            tripId,
+            action,
+            reason: last.error.slice('PROVIDER_ERROR: '.length) || 'VEHICLE_REJECTED',
+          })
+        }
+        break
+      }
       return { tripId, action, acceptedAt }
     },
 
