@@ -209,7 +209,11 @@ const indices = (n: number) => {
  */
 function byRank(rank: Float64Array, tie: (a: number, b: number) => number, limit: number): number[] {
   const buckets: number[][] = []
-  for (let i = 0; i < rank.length; i++) (buckets[rank[i]] ??= []).push(i)
+  for (let i = 0; i < rank.length; i++) {
+    const bucket = buckets[rank[i]]
+    if (bucket) bucket.push(i)
+    else buckets[rank[i]] = [i]
+  }
   const out: number[] = []
   for (const bucket of buckets) {
     if (!bucket) continue
