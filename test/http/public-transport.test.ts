@@ -251,6 +251,34 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(failed.status, 400)
     assert.equal(failed.body.error.code, 'BOOKING_FAILED')
     assert.equal((await h.api('GET', '/public-transport/bookings/ABCDEFGHJK', t.secret)).status, 404)
+
+    // The booking itself: 400 OFFER_EXPIRED once the prebooked token ran out.
+    const late = await h.api('POST', '/public-transport/prebook', t.test, { offerToken: await plan(t.test) })
+    assert.equal(late.status, 200, late.text)
+    h.clock.advance(2 * 3600_000)
+    const expiredBooking = await h.api('POST', '/public-transport/bookings', t.test, {
+      prebookedOfferToken: late.body.data.prebookedOfferToken,
+      customer: { firstName: 'A', lastName: 'B', email: 'a@example.com' },
+    })
+    assert.equal(expiredBooking.status, 400, expiredBooking.text)
+    assert.equal(expiredBooking.body.error.code, 'OFFER_EXPIRED')
+
+    // Cancellation the provider refuses: 400 BOOKING_FAILED (spec 7.2).
+    const fresh = await h.api('POST', '/public-transport/prebook', t.test, { offerToken: await plan(t.test) })
+    const booked = await h.api('POST', '/public-transport/bookings', t.test, {
+      prebookedOfferToken: fresh.body.data.prebookedOfferToken,
+      customer: { firstName: 'A', lastName: 'B', email: 'a@example.com' },
+    })
+    assert.equal(booked.status, 201, booked.text)
+    const refused = await h.api(
+      'POST',
+      `/public-transport/bookings/${booked.body.data.bookingId}/cancel`,
+      t.test,
+      undefined,
+      { 'x-sandbox-scenario': 'cancel-refused:sandbox-transit' },
+    )
+    assert.equal(refused.status, 400, refused.text)
+    assert.equal(refused.body.error.code, 'BOOKING_FAILED')
   })
 
   it('subscriptions: products, create, list, read, cancel and their error codes', async () => {
@@ -283,26 +311,26 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(unknown.body.error.code, 'SUBSCRIPTION_NOT_FOUND')
 
     const codes: Record<string, unknown> = {}
-    const attempt = async (body: Record<string, unknown>) =>
-      (
-        await h.api('POST', '/public-transport/subscriptions', t.secret, {
-          productId: 'deutschlandticket',
-          holder,
-          startDate,
-          ...body,
-        })
-      ).body.error?.code
+    const attempt = async (body: Record<string, unknown>) => {
+      const res = await h.api('POST', '/public-transport/subscriptions', t.secret, {
+        productId: 'deutschlandticket',
+        holder,
+        startDate,
+        ...body,
+      })
+      return `${res.status} ${res.body.error?.code}`
+    }
     codes.noId = await attempt({ holder: { ...holder, identification: undefined } })
     codes.badId = await attempt({ holder: { ...holder, identification: { type: 'ID_CARD', number: 'x' } } })
     codes.pin = await attempt({ productId: 'vbb-abo-ab' })
     const unavailable = products.body.data.products.find((p: any) => !p.available)
     codes.unavailable = await attempt({ productId: unavailable.productId })
     codes.unknown = await attempt({ productId: 'no-such-product' })
-    assert.equal(codes.noId, 'INVALID_IDENTIFICATION')
-    assert.equal(codes.badId, 'INVALID_IDENTIFICATION')
-    assert.equal(codes.pin, 'PIN_REQUIRED')
-    assert.equal(codes.unavailable, 'PRODUCT_NOT_AVAILABLE')
-    assert.equal(codes.unknown, 'PRODUCT_NOT_AVAILABLE')
+    assert.equal(codes.noId, '400 INVALID_IDENTIFICATION')
+    assert.equal(codes.badId, '400 INVALID_IDENTIFICATION')
+    assert.equal(codes.pin, '400 PIN_REQUIRED')
+    assert.equal(codes.unavailable, '422 PRODUCT_NOT_AVAILABLE')
+    assert.equal(codes.unknown, '422 PRODUCT_NOT_AVAILABLE')
 
     // A start date the provider refuses: details map only field paths to messages (spec 7.1).
     const midMonth = await h.api('POST', '/public-transport/subscriptions', t.secret, {
@@ -407,6 +435,20 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
             options: { profile: 'transit', disabledOperations: ['BOOK'] },
           },
           {
+            id: 'transit-no-prebook',
+            name: 'Transit that sells no tickets through prebook',
+            connector: 'sandbox',
+            environments: ['live'],
+            options: { profile: 'transit', disabledOperations: ['PREBOOK'] },
+          },
+          {
+            id: 'transit-flaky',
+            name: 'Transit that always fails',
+            connector: 'sandbox',
+            environments: ['live'],
+            options: { profile: 'transit', failureRate: 1 },
+          },
+          {
             id: 'transit-no-after-sales',
             name: 'Transit without cancellation or tickets',
             connector: 'sandbox',
@@ -443,6 +485,39 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
       customer: { firstName: 'A', lastName: 'B', email: 'a@example.com' },
     })
   }
+
+  it('400 OPERATION_NOT_SUPPORTED when prebooking with a provider that cannot prebook', async () => {
+    const search = async (q: string) => {
+      const res = await h.api('GET', `/public-transport/stops?query=${q}&limit=100`, t.secret)
+      return res.body.data.stops.find((s: any) => s.provider.id === 'transit-no-prebook').stopId
+    }
+    const departAt = new Date(h.clock().getTime() + 86_400_000)
+    departAt.setUTCHours(9, 0, 0, 0)
+    const plan = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'stop', stopId: await search('Hauptbahnhof') },
+      destination: { type: 'stop', stopId: await search('Alexanderplatz') },
+      departAt: departAt.toISOString(),
+    })
+    assert.equal(plan.status, 200, plan.text)
+    const offer = plan.body.data.journeys[0].ticketOffers[0]
+    const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerToken: offer.offerToken })
+    assert.equal(prebook.status, 400, prebook.text)
+    assert.equal(prebook.body.error.code, 'OPERATION_NOT_SUPPORTED')
+  })
+
+  it('503 SERVICE_UNAVAILABLE once a failing provider has opened its circuit breaker', async () => {
+    const path = '/public-transport/stops/transit-flaky%3A900100003/departures'
+    // Each failing read counts against the provider's breaker (other tests here may have counted some already).
+    let last: any
+    for (let i = 0; i < 8; i++) {
+      last = await h.api('GET', path, t.secret)
+      assert.ok(['PROVIDER_ERROR', 'SERVICE_UNAVAILABLE'].includes(last.body.error?.code), last.text)
+      if (last.status === 503) break
+    }
+    assert.equal(last.status, 503, last.text)
+    assert.equal(last.body.error.code, 'SERVICE_UNAVAILABLE')
+    assert.equal(last.body.error.details.reason, 'CIRCUIT_OPEN')
+  })
 
   it('400 OPERATION_NOT_SUPPORTED when booking with a provider that cannot book', async () => {
     const booking = await bookWith('transit-no-sales')
