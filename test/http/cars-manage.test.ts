@@ -202,10 +202,19 @@ describe('data retention NONE', { skip: skipReason }, () => {
   after(() => h.close())
 
   it('answers a zr1_ reference that works on every instance, stores nothing, and hides it from other tenants', async () => {
-    const { booking } = await bookFirst(h, none.secret, { providerId: 'sandbox-rent' })
+    const { booking, prebook } = await bookFirst(h, none.secret, { providerId: 'sandbox-rent' })
     assert.equal(booking.status, 201, booking.text)
     const ref = booking.body.data.bookingId
     assert.match(ref, /^zr1_/)
+    // Returned once (spec 4.5): booking the same token again names no reference.
+    const again = await h.api('POST', '/cars/bookings', none.secret, {
+      prebookedOfferToken: prebook.body.data.prebookedOfferToken,
+      driver: DRIVER,
+    })
+    assert.equal(again.status, 409)
+    assert.equal(again.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    assert.equal(again.body.error.details.bookingId, undefined)
+    assert.ok(!again.text.includes(ref))
     assert.equal(booking.body.data.statusHistory, undefined)
     assert.equal(booking.body.data.dataRetention, 'NONE')
     assert.deepEqual(booking.body.data.offerPrice, booking.body.data.chargedRate)

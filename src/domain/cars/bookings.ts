@@ -297,7 +297,8 @@ export function carBookings(deps: BookingDeps) {
         const id = none
           ? `zr1_${deps.tokens.seal(zr1Context(caller), { p: p.entry.id, r: booked.reference })}`
           : newBookingId()
-        await deps.kv.set(used, id, claim.x - caller.now.getTime() + MARKER_GRACE_MS)
+        // Under retention NONE the reference is returned once and kept nowhere (spec 4.5): the marker holds no id.
+        await deps.kv.set(used, none ? '1' : id, claim.x - caller.now.getTime() + MARKER_GRACE_MS)
         const offerPrice = { amount: claim.a, currency: claim.c }
         let booking: Booking
         if (none) {
