@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { CarSearchResult } from '../../src/api/cars/schemas.ts'
+import { MAX_SESSION_OFFERS } from '../../src/domain/cars/search.ts'
 import { responses } from '../../src/http/schemas.ts'
 import { BER_AIRPORT, BERLIN, near, period, searchCars } from '../helpers/cars.ts'
 import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
@@ -380,5 +384,45 @@ describe('POST /cars', { skip: skipReason }, () => {
     )
     assert.equal(prebook.status, 403)
     assert.equal(prebook.body.error.code, 'FORBIDDEN')
+  })
+})
+
+describe('POST /cars with more offers than a search session holds', { skip: skipReason }, () => {
+  let h: Harness
+  let t: TenantFixture
+  before(async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'providers-')), 'providers.json')
+    const providers = Array.from({ length: 6 }, (_, i) => ({
+      id: `rent-${i + 1}`,
+      name: `Rent ${i + 1}`,
+      connector: 'sandbox',
+      environments: ['live'],
+      options: { profile: i % 2 === 0 ? 'rent' : 'share' },
+    }))
+    writeFileSync(file, JSON.stringify({ providers }))
+    h = await startHarness({ env: { PROVIDERS_FILE: file } })
+    t = await createTenant(h)
+  })
+  after(() => h.close())
+
+  it(`pages through every matching offer, past the ${MAX_SESSION_OFFERS} a session keeps at once`, async () => {
+    const body = { pickup: near(BERLIN, 50_000), limit: 100 }
+    const first = await searchCars(h, t.secret, body)
+    assert.equal(first.status, 200, first.text)
+    const total = first.body.data.providers.reduce((n: number, p: any) => n + p.offers, 0)
+    assert.ok(total > MAX_SESSION_OFFERS, `the setup matches more than a session holds (${total})`)
+    const key = (o: any) => `${o.provider.id}|${o.pickupLocation.id}|${o.vehicle.make} ${o.vehicle.model}`
+    const seen = first.body.data.offers.map(key)
+    let cursor = first.body.data.pagination.nextCursor
+    let pages = 1
+    while (cursor) {
+      const res = await searchCars(h, t.secret, { ...body, cursor })
+      assert.equal(res.status, 200, res.text)
+      seen.push(...res.body.data.offers.map(key))
+      cursor = res.body.data.pagination.nextCursor
+      assert.ok(++pages < 20, 'paging ends')
+    }
+    assert.equal(seen.length, total, 'every matching offer is served')
+    assert.equal(new Set(seen).size, seen.length, 'none twice')
   })
 })

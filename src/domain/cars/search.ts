@@ -31,7 +31,10 @@ import {
 } from './ranking.ts'
 
 export const SESSION_TTL_MS = 30 * 60 * 1000
-/** A session keeps the best offers in the chosen order, up to this many (10 pages of 20): bounded memory per search. */
+/**
+ * A session keeps a window of the ordered offers, up to this many (10 pages of 20): bounded memory per search. When
+ * more matched, paging past the window asks the providers again for the next one (see `more`).
+ */
 export const MAX_SESSION_OFFERS = 200
 /** A provider that failed is asked again on the next pages, at most this many times. */
 export const MAX_RETRIES = 2
@@ -57,8 +60,11 @@ interface Session {
     driverAge?: number
     estimatedKilometers?: number
   }
-  /** The offers in the order served, up to MAX_SESSION_OFFERS. */
+  /** A window of the offers in the order served, up to MAX_SESSION_OFFERS, starting at position `base`. */
   pool: PackedPool
+  base?: number
+  /** More offers matched than the window holds: they follow after it. */
+  more?: boolean
   pending: string[]
   /** How often each pending provider was asked again; after MAX_RETRIES it is given up, so paging ends. */
   retries: Record<string, number>
@@ -136,14 +142,20 @@ export function carSearch(deps: SearchDeps) {
         // A copy: the memory store hands out the stored object itself.
         session = { ...stored, pending: [...stored.pending], retries: { ...stored.retries } }
         sessionId = claim.s
-        offset = Math.max(0, Math.min(Number(claim.o) || 0, stored.pool.offers.length))
+        const end = (stored.base ?? 0) + stored.pool.offers.length
+        offset = Math.max(0, Math.min(Number(claim.o) || 0, end))
       }
     }
 
     const all = eligibleProviders(deps.registry, caller, 'SEARCH', isCarConnector)
     const outcomes: ProviderOutcome[] = []
     const firstPage = !session
-    const asked = firstPage ? all : all.filter((p) => session!.pending.includes(p.entry.id))
+    const limit = request.limit ?? 20
+    // A page beyond the session's window (more matched than it holds) asks every provider again for the next window.
+    const refill =
+      !!session?.more &&
+      (offset < (session.base ?? 0) || offset + limit > (session.base ?? 0) + session.pool.offers.length)
+    const asked = firstPage || refill ? all : all.filter((p) => session!.pending.includes(p.entry.id))
     const answers = await ask(caller, asked, query)
     const freshOffers: ProviderCarOffer[] = []
     const freshProviders: string[] = []
@@ -186,6 +198,7 @@ export function carSearch(deps: SearchDeps) {
         h,
         query: { ...query, start: start.toISOString(), end: end.toISOString() },
         pool: orderPool(pool, sortBy, MAX_SESSION_OFFERS),
+        more: freshOffers.length > MAX_SESSION_OFFERS,
         pending,
         retries: {},
         ranges,
@@ -196,26 +209,49 @@ export function carSearch(deps: SearchDeps) {
       if (session.pool.offers.length === 0 && pending.length === 0) {
         throw new ApiError('NO_OFFERS_AVAILABLE', undefined, { providers: outcomes })
       }
+    } else if (refill) {
+      // The whole ordered result again (the providers answer the same search the same way), and the window from
+      // this page on. The top offer is BEST_OVERALL again, so every offer keeps its place in the order.
+      const s = session!
+      s.ranges = widenRanges(s.ranges, axisRanges(freshOffers))
+      const scored = scoreOffers(freshOffers, s.ranges, false)
+      const ordered = orderPool(
+        { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations },
+        sortBy,
+        offset + MAX_SESSION_OFFERS,
+      )
+      s.pool = {
+        offers: ordered.offers.slice(offset),
+        providerIds: ordered.providerIds.slice(offset),
+        recommendations: ordered.recommendations.slice(offset),
+      }
+      s.base = offset
+      s.more = freshOffers.length > offset + MAX_SESSION_OFFERS
+      for (const id of pending) s.retries[id] = (s.retries[id] ?? 0) + 1
+      s.pending = pending.filter((id) => s.retries[id] < MAX_RETRIES)
     } else {
       const s = session!
+      const at = offset - (s.base ?? 0)
       if (freshOffers.length > 0) {
         s.ranges = widenRanges(s.ranges, axisRanges(freshOffers))
         const late = scoreOffers(freshOffers, s.ranges, true).recommendations
         // Offers that arrive late join the part not served yet, in order; served pages stay as they were.
         const p = s.pool
+        const candidates = p.offers.length - at + freshOffers.length
         const rest = orderPool(
           {
-            offers: [...p.offers.slice(offset), ...freshOffers],
-            providerIds: [...p.providerIds.slice(offset), ...freshProviders],
-            recommendations: [...p.recommendations.slice(offset), ...late],
+            offers: [...p.offers.slice(at), ...freshOffers],
+            providerIds: [...p.providerIds.slice(at), ...freshProviders],
+            recommendations: [...p.recommendations.slice(at), ...late],
           },
           sortBy,
-          MAX_SESSION_OFFERS - offset,
+          MAX_SESSION_OFFERS - at,
         )
+        if (candidates > MAX_SESSION_OFFERS - at) s.more = true
         s.pool = {
-          offers: [...p.offers.slice(0, offset), ...rest.offers],
-          providerIds: [...p.providerIds.slice(0, offset), ...rest.providerIds],
-          recommendations: [...p.recommendations.slice(0, offset), ...rest.recommendations],
+          offers: [...p.offers.slice(0, at), ...rest.offers],
+          providerIds: [...p.providerIds.slice(0, at), ...rest.providerIds],
+          recommendations: [...p.recommendations.slice(0, at), ...rest.recommendations],
         }
       }
       for (const id of pending) s.retries[id] = (s.retries[id] ?? 0) + 1
@@ -223,9 +259,9 @@ export function carSearch(deps: SearchDeps) {
     }
 
     const s = session!
-    const limit = request.limit ?? 20
-    const page = unpackPool(s.pool, offset, offset + limit)
-    const hasMore = s.pool.offers.length > offset + limit || s.pending.length > 0
+    const at = offset - (s.base ?? 0)
+    const page = unpackPool(s.pool, at, at + limit)
+    const hasMore = s.pool.offers.length > at + limit || !!s.more || s.pending.length > 0
     let nextCursor: string | undefined
     if (hasMore || sessionId) {
       // Saved (and its 30 minutes renewed) on every page; kept after the last page so that page can be asked again.
