@@ -51,16 +51,24 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     assert.equal(again.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
   })
 
-  it('concurrent prebooks of one offer: one proceeds, the others get 409', async () => {
+  it('concurrent prebooks of one offer: one proceeds, the others 409 INTERNAL_ERROR (retry); later ones ALREADY_USED', async () => {
     const offer = await firstOffer(t.secret)
+    // The sandbox takes 100 ms to prebook (it holds the car), so the others meet the first one still running.
     const results = await Promise.all(
       Array.from({ length: 8 }, () => h.api('POST', '/cars/prebook', t.secret, { offerToken: offer.offerToken })),
     )
     assert.equal(results.filter((r) => r.status === 200).length, 1)
-    for (const r of results.filter((r) => r.status !== 200)) {
+    const others = results.filter((r) => r.status !== 200)
+    for (const r of others) {
       assert.equal(r.status, 409)
-      assert.ok(['INTERNAL_ERROR', 'OFFER_TOKEN_ALREADY_USED'].includes(r.body.error.code))
+      // On a very busy machine a request may only arrive once the first is done: then the offer is used.
+      assert.ok(['INTERNAL_ERROR', 'OFFER_TOKEN_ALREADY_USED'].includes(r.body.error.code), r.text)
+      if (r.body.error.code === 'INTERNAL_ERROR') assert.equal(r.body.error.details.retryable, true)
     }
+    assert.ok(others.some((r) => r.body.error.code === 'INTERNAL_ERROR'), 'the others met the first one running')
+    const after = await h.api('POST', '/cars/prebook', t.secret, { offerToken: offer.offerToken })
+    assert.equal(after.status, 409)
+    assert.equal(after.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
   })
 
   it('INVALID_OFFER_TOKEN for garbage, tampering and other tenants; OFFER_EXPIRED after usableUntil', async () => {

@@ -191,6 +191,8 @@ function wait(ms: number | undefined, signal: AbortSignal): Promise<void> {
 export interface SimulationOptions {
   latencyMs: number
   failureRate: number
+  /** Extra time a prebook takes (the provider holds the car meanwhile), on top of latencyMs. */
+  prebookLatencyMs?: number
 }
 
 /**
@@ -201,7 +203,8 @@ export function simulation(providerId: string, options: SimulationOptions) {
   const random = seededRandom(hash32(providerId))
   return async function enter(ctx: CallContext, operation: string): Promise<void> {
     if (ctx.signal.aborted) throw aborted()
-    if (options.latencyMs > 0) await wait(options.latencyMs, ctx.signal)
+    const latency = options.latencyMs + (operation === 'PREBOOK' ? (options.prebookLatencyMs ?? 0) : 0)
+    if (latency > 0) await wait(latency, ctx.signal)
     if (hasScenario(ctx, providerId, 'provider-timeout')) await wait(undefined, ctx.signal)
     if (hasScenario(ctx, providerId, 'provider-error')) {
       throw new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {

@@ -66,6 +66,11 @@ export interface SandboxOptions {
   profile: SandboxProfile
   /** Simulated provider latency in ms for every call. */
   latencyMs: number
+  /**
+   * Car profiles: extra time a prebook takes, as a real provider holding a car does (default 100), so concurrent
+   * prebooks of one offer meet while the first one runs (409 INTERNAL_ERROR, spec 7.2).
+   */
+  prebookLatencyMs?: number
   /** Share of calls (0..1) that fail as a provider error would. */
   failureRate: number
   /** Micromobility profiles: vehicles in the fleet (default: scoot 400, bike 250). */
@@ -82,6 +87,15 @@ export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxO
     throw new Error(`options.profile must be one of ${Object.keys(SANDBOX_PROFILES).join(', ')}`)
   }
   const latencyMs = raw.latencyMs ?? 0
+  const prebookLatencyMs = raw.prebookLatencyMs ?? (profile === 'rent' || profile === 'share' ? 100 : 0)
+  if (
+    typeof prebookLatencyMs !== 'number' ||
+    !Number.isFinite(prebookLatencyMs) ||
+    prebookLatencyMs < 0 ||
+    prebookLatencyMs > 60_000
+  ) {
+    throw new Error('options.prebookLatencyMs must be a number between 0 and 60000')
+  }
   const failureRate = raw.failureRate ?? 0
   if (typeof latencyMs !== 'number' || !Number.isFinite(latencyMs) || latencyMs < 0 || latencyMs > 60_000) {
     throw new Error('options.latencyMs must be a number between 0 and 60000')
@@ -116,6 +130,7 @@ export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxO
     profile: profile as SandboxProfile,
     latencyMs,
     failureRate,
+    ...(prebookLatencyMs > 0 ? { prebookLatencyMs } : {}),
     ...(disabled === undefined ? {} : { disabledOperations: disabled as string[] }),
     ...(fleetSize === undefined ? {} : { fleetSize }),
     ...(seed === undefined ? {} : { seed }),
