@@ -65,7 +65,10 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
       assert.ok(['INTERNAL_ERROR', 'OFFER_TOKEN_ALREADY_USED'].includes(r.body.error.code), r.text)
       if (r.body.error.code === 'INTERNAL_ERROR') assert.equal(r.body.error.details.retryable, true)
     }
-    assert.ok(others.some((r) => r.body.error.code === 'INTERNAL_ERROR'), 'the others met the first one running')
+    assert.ok(
+      others.some((r) => r.body.error.code === 'INTERNAL_ERROR'),
+      'the others met the first one running',
+    )
     const after = await h.api('POST', '/cars/prebook', t.secret, { offerToken: offer.offerToken })
     assert.equal(after.status, 409)
     assert.equal(after.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
