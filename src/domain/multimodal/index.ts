@@ -22,6 +22,7 @@ import { placeIdFor } from '../cars/locations.ts'
 import { providerDisplay } from '../cars/present.ts'
 import type { micromobilityVehicles } from '../micromobility/vehicles.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { presentStop } from '../public-transport/stops.ts'
 import { multimodalTiles } from './tiles.ts'
 
 export { MAX_TILE_ZOOM, multimodalTiles, tileBounds, validTile } from './tiles.ts'
@@ -120,7 +121,7 @@ export function createMultimodal(deps: MultimodalDeps) {
         const items: MultimodalItem[] = []
         answers.forEach((answer, i) => {
           if (answer.status !== 'fulfilled') return
-          const stop = presentStop(p, chosen[i])
+          const stop = presentStop(p, chosen[i], { distanceMeters: chosen[i].distanceMeters })
           for (const d of answer.value) {
             const key = `${d.tripId}|${d.scheduled.toISOString()}`
             if (seen.has(key)) continue
@@ -277,24 +278,6 @@ export function createMultimodal(deps: MultimodalDeps) {
 }
 
 export type Multimodal = ReturnType<typeof createMultimodal>
-
-/** Stop ids are `<providerId>:<feed stop_id>`, as GET /public-transport/stops shows them. */
-const scopedStopId = (providerId: string, stopId: string) => `${providerId}:${stopId}`
-
-function presentStop(p: Provider, s: TransitStop & { distanceMeters?: number }): Stop {
-  return {
-    stopId: scopedStopId(p.entry.id, s.id),
-    name: s.name,
-    provider: { id: p.entry.id, name: p.entry.name },
-    location: { latitude: s.latitude, longitude: s.longitude },
-    ...(s.code ? { code: s.code } : {}),
-    ...(s.platform ? { platform: s.platform } : {}),
-    ...(s.parentStation ? { parentStationId: scopedStopId(p.entry.id, s.parentStation) } : {}),
-    ...(s.wheelchairBoarding ? { wheelchairBoarding: s.wheelchairBoarding } : {}),
-    modes: s.modes,
-    ...(s.distanceMeters !== undefined ? { distanceFromSearch: Math.round(s.distanceMeters) } : {}),
-  }
-}
 
 function presentDeparture(d: TransitDeparture): Omit<Departure, 'stop'> {
   return {

@@ -6,6 +6,7 @@ import { resolveLocation } from '../cars/locations.ts'
 import type { OfferTokens } from '../cars/offer-tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
+import { sourceStatus } from '../providers/merged-pages.ts'
 import { lineOf, type PtProvider, type PublicTransportStops, scopedStopId, splitStopId } from './stops.ts'
 
 /** Journeys each provider is asked to plan, at most. */
@@ -183,12 +184,7 @@ export function publicTransportJourneys(deps: JourneyDeps) {
       providers: answers.map((a, i) => ({
         id: providers[i].entry.id,
         name: providers[i].entry.name,
-        status:
-          a.status === 'fulfilled'
-            ? ('OK' as const)
-            : a.reason instanceof ApiError && a.reason.code === 'TIMEOUT'
-              ? ('TIMEOUT' as const)
-              : ('FAILED' as const),
+        status: sourceStatus(a),
       })),
     }
   }
