@@ -44,6 +44,10 @@ export interface ResilienceOptions {
 
 /** Failures that say something about the provider's health (and may be retried): not answers such as "sold out". */
 const UNHEALTHY: ErrorCode[] = ['PROVIDER_ERROR', 'TIMEOUT', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
+/** Backoff of retried reads: the first retry after this, then doubling (with jitter), at most MAX_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 50
+const MAX_BACKOFF_MS = 500
+
 const unhealthy = (error: unknown) => !(error instanceof ApiError) || UNHEALTHY.includes(error.code)
 
 const outcomeOf = (error: unknown): string => {
@@ -78,54 +82,79 @@ export function createResilience(options: ResilienceOptions) {
     }
     return p
   }
-  const retryReads = retry(handleWhen(unhealthy), {
-    maxAttempts: options.retries ?? 2,
-    backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }),
-  })
+  const retries = options.retries ?? 2
+  // Retries after the first: a read that failed is asked again from the first backoff step on. The first attempt
+  // runs outside the retry policy, so the common case (it answers) costs no retry bookkeeping.
+  const retryReads =
+    retries > 1
+      ? retry(handleWhen(unhealthy), {
+          maxAttempts: retries - 1,
+          backoff: new ExponentialBackoff({ initialDelay: 2 * FIRST_BACKOFF_MS, maxDelay: MAX_BACKOFF_MS }),
+        })
+      : undefined
 
-  async function call<T>(opts: CallOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  function call<T>(opts: CallOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const started = performance.now()
-    const remaining = opts.deadline - Date.now()
     const controller = new AbortController()
+    const { signal } = controller
     const onAbort = () => controller.abort(opts.signal?.reason)
     opts.signal?.addEventListener('abort', onAbort, { once: true })
-    let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+    const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
+    const attempt = () => breaker.execute(() => limiter.execute(() => fn(signal)))
+    const again = (error: unknown): Promise<T> => {
+      if (retries < 1 || signal.aborted || !unhealthy(error)) throw error
+      return pause(FIRST_BACKOFF_MS, signal).then(() => (retryReads ? retryReads.execute(attempt, signal) : attempt()))
+    }
+    const run = opts.staged ? limiter.execute(() => fn(signal)) : opts.idempotent ? attempt().catch(again) : attempt()
+    const labels = { provider: opts.provider, operation: opts.operation }
+    // One promise for the answer or the deadline, whichever comes first; the caller never waits past the deadline.
+    return new Promise<T>((resolve, reject) => {
+      let done = false
+      const finish = () => {
+        done = true
+        clearTimeout(timer)
+        opts.signal?.removeEventListener('abort', onAbort)
+        metrics.providerLatency.observe(labels, (performance.now() - started) / 1000)
+      }
+      const fail = (raw: unknown) => {
+        if (done) return
+        finish()
+        const error = toProviderError(raw, opts)
+        metrics.providerCalls.inc({ ...labels, outcome: outcomeOf(error) })
+        reject(error)
+      }
+      const timer = setTimeout(
         () => {
           controller.abort(new Error('deadline'))
-          reject(new ApiError('TIMEOUT', undefined, { providerId: opts.provider, operation: opts.operation }))
+          fail(new ApiError('TIMEOUT', undefined, { providerId: opts.provider, operation: opts.operation }))
         },
-        Math.max(0, remaining),
+        Math.max(0, opts.deadline - Date.now()),
       )
+      run.then((value) => {
+        if (done) return
+        finish()
+        metrics.providerCalls.inc({ ...labels, outcome: 'ok' })
+        resolve(value)
+      }, fail)
     })
-    const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
-    const attempt = () => breaker.execute(() => limiter.execute(() => fn(controller.signal)))
-    const run = opts.staged
-      ? limiter.execute(() => fn(controller.signal))
-      : opts.idempotent
-        ? retryReads.execute(attempt, controller.signal)
-        : attempt()
-    try {
-      const value = await Promise.race([run, deadline])
-      metrics.providerCalls.inc({ provider: opts.provider, operation: opts.operation, outcome: 'ok' })
-      return value
-    } catch (raw) {
-      const error = toProviderError(raw, opts)
-      metrics.providerCalls.inc({ provider: opts.provider, operation: opts.operation, outcome: outcomeOf(error) })
-      throw error
-    } finally {
-      clearTimeout(timer)
-      opts.signal?.removeEventListener('abort', onAbort)
-      run.catch(() => {})
-      metrics.providerLatency.observe(
-        { provider: opts.provider, operation: opts.operation },
-        (performance.now() - started) / 1000,
-      )
-    }
   }
 
   return { call }
+}
+
+/** Resolves after `ms`, or rejects when the signal aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }
 
 const FIELD_CODES = new Set<ApiError['code']>(['INVALID_REQUEST', 'INVALID_LOCATION', 'INVALID_DATE_RANGE'])

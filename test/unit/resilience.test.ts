@@ -56,6 +56,31 @@ describe('resilience around provider calls', () => {
     assert.equal(writes, 1)
   })
 
+  it('gives a failing read up after the configured retries, and never retries an answer such as sold out', async () => {
+    for (const retries of [0, 1, 2, 3]) {
+      const { r } = setup({ retries })
+      let calls = 0
+      await assert.rejects(
+        r.call({ provider: 'p', operation: 'read', deadline: Date.now() + 5000, idempotent: true }, async () => {
+          calls++
+          throw new Error('down')
+        }),
+        (error: ApiError) => error.code === 'PROVIDER_ERROR',
+      )
+      assert.equal(calls, retries + 1, `retries: ${retries}`)
+    }
+    const { r } = setup()
+    let calls = 0
+    await assert.rejects(
+      r.call({ provider: 'p', operation: 'read', deadline: Date.now() + 5000, idempotent: true }, async () => {
+        calls++
+        throw new ApiError('NO_AVAILABLE_CARD')
+      }),
+      (error: ApiError) => error.code === 'NO_AVAILABLE_CARD',
+    )
+    assert.equal(calls, 1)
+  })
+
   it('opens the breaker after consecutive failures; business answers do not count', async () => {
     const { r, metrics } = setup({ breakerThreshold: 3, halfOpenAfterMs: 60_000 })
     const opts = { provider: 'bad', operation: 'search', deadline: Date.now() + 5000 }

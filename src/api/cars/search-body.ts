@@ -26,11 +26,11 @@ const fixedCache = new WeakMap<ProviderCarOffer, [Buffer | undefined, Buffer | u
 const members = (json: string) => json.slice(1, -1)
 
 function fixedPart(offer: PresentedOffer): Buffer {
-  const { offerToken, usableUntil, provider, recommendation, ...fixed } = offer
   const source = offer[OFFER_SOURCE]
-  const slot = fixed.price ? 1 : 0
+  const slot = offer.price ? 1 : 0
   const cached = source ? fixedCache.get(source)?.[slot] : undefined
   if (cached) return cached
+  const { offerToken, usableUntil, provider, recommendation, ...fixed } = offer
   const bytes = Buffer.from(members(fixedFields(fixed)))
   // Only an immutable provider offer may keep its bytes: a mutable one could change under them.
   if (source && Object.isFrozen(source)) {

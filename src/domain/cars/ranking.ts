@@ -165,6 +165,15 @@ export function scoreOffers(
   const axes = AXES.filter((a) => ranges[a])
   if (axes.length === 0) return { recommendations, bestTaken }
   const weight = axes.reduce((sum, a) => sum + WEIGHTS[a], 0)
+  // Per axis, once: where its factor goes, its share of the score, its range and its reason.
+  const slots = axes.map((axis) => ({
+    axis,
+    index: AXIS_INDEX[axis],
+    share: WEIGHTS[axis] / weight,
+    min: ranges[axis]!.min,
+    max: ranges[axis]!.max,
+    reason: REASON_ORDER.indexOf(REASONS[axis]),
+  }))
   const thousandths = [ABSENT, ABSENT, ABSENT]
   let top = -1
   let topScore = -1
@@ -172,16 +181,15 @@ export function scoreOffers(
     let score = 0
     let reason = -1
     let bestFactor = -1
-    for (const axis of axes) {
-      const { min, max } = ranges[axis]!
+    for (const { axis, index, share, min, max, reason: axisReason } of slots) {
       const value = axisValue(offers[i], axis) ?? max
       const factor = max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
       const rounded = Math.round(factor * 1000)
-      thousandths[AXIS_INDEX[axis]] = rounded
-      score += (WEIGHTS[axis] / weight) * factor
+      thousandths[index] = rounded
+      score += share * factor
       if (rounded > bestFactor) {
         bestFactor = rounded
-        reason = REASON_ORDER.indexOf(REASONS[axis])
+        reason = axisReason
       }
     }
     const rounded = Math.round(score * 100)

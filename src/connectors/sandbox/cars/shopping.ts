@@ -1,7 +1,7 @@
 import type { Warning } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
-import { lru } from '../../../platform/lru.ts'
+import { type Lru, lru } from '../../../platform/lru.ts'
 import type {
   CallContext,
   CarConnector,
@@ -33,8 +33,24 @@ import type { BookingRecord } from './store.ts'
 /** How many search answers a provider keeps at hand, and for how long at most (a safety net for the version). */
 const OFFER_MEMO_ANSWERS = 64
 const OFFER_MEMO_MS = 60_000
+/** Environments × availability versions × languages with answers kept; past this many, the memo starts afresh. */
+const OFFER_MEMO_SCOPES = 8
 
 const areaKey = (area: GeoArea) => `${area.coordinates.latitude},${area.coordinates.longitude},${area.radiusMeters}`
+
+/**
+ * What a search answer depends on in the query, as one string made once per query object: every provider of a
+ * search gets the same query, so they share the string (and the hash a map lookup computes of it).
+ */
+const queryKeys = new WeakMap<CarSearchQuery, string>()
+function queryKey(query: CarSearchQuery): string {
+  let key = queryKeys.get(query)
+  if (key === undefined) {
+    key = `${query.start.getTime()}|${query.end.getTime()}|${areaKey(query.pickup)}|${query.dropoff ? areaKey(query.dropoff) : ''}|${query.estimatedKilometers ?? 0}|${query.driverAge ?? ''}`
+    queryKeys.set(query, key)
+  }
+  return key
+}
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -65,11 +81,25 @@ function timeRounded(field: string, from: Date, to: Date): Warning {
 /** Search, stations, offer details, prebook and book: the way to a booking. */
 export function shopping(rt: CarRuntime) {
   const { entry, profile, store, enter, scopeOf, soldOut, expired, bookable, present } = rt
-  const memo = lru<string, { answer: CarSearchAnswer; until: number }>(OFFER_MEMO_ANSWERS)
+  // Answers by environment, availability version and language, then by query (see queryKey).
+  const memo = new Map<string, Lru<string, { answer: CarSearchAnswer; until: number; start: number }>>()
   return {
     async searchCars(query: CarSearchQuery, ctx: CallContext): Promise<CarSearchAnswer> {
       await enter(ctx, 'SEARCH')
       if (!(query.end > query.start)) throw new ApiError('INVALID_DATE_RANGE', 'The rental must end after it starts')
+      // The answer depends on nothing but the query, the language and the availability (through its version), so a
+      // repeated search gets the same immutable answer instead of pricing every car again: the simulated provider
+      // stays cheap to run. What depends on the call (a scenario, the time) is checked on every call.
+      const version = await store.availabilityVersion(ctx.environment)
+      const scopeKey = `${ctx.environment}|${version}|${ctx.language}`
+      let answers = memo.get(scopeKey)
+      if (!answers) {
+        if (memo.size >= OFFER_MEMO_SCOPES) memo.clear()
+        answers = lru(OFFER_MEMO_ANSWERS)
+        memo.set(scopeKey, answers)
+      }
+      const known = answers.get(queryKey(query))
+      if (known && known.until > Date.now() && known.start > ctx.now.getTime() && !soldOut(ctx)) return known.answer
       const start = roundUp(query.start, profile.roundMinutes)
       const end = roundUp(query.end, profile.roundMinutes)
       const searchedPeriod = { start: start.toISOString(), end: end.toISOString() }
@@ -86,12 +116,6 @@ export function shopping(rt: CarRuntime) {
         dropoff = nearest(profile.stations, query.dropoff)[0]?.station
         if (!dropoff) return none
       }
-      // The answer depends on nothing but this key (availability through its version), so a repeated search gets the
-      // same immutable answer instead of pricing every car again: the simulated provider stays cheap to run.
-      const version = await store.availabilityVersion(ctx.environment)
-      const key = `${ctx.language}|${searchedPeriod.start}|${searchedPeriod.end}|${areaKey(query.pickup)}|${query.dropoff ? areaKey(query.dropoff) : ''}|${query.estimatedKilometers ?? 0}|${age ?? ''}|${version}`
-      const known = memo.get(key)
-      if (known && known.until > Date.now()) return known.answer
       const scope = scopeOf(ctx)
       const found = nearest(profile.stations, query.pickup)
       const free = await Promise.all(
@@ -119,7 +143,7 @@ export function shopping(rt: CarRuntime) {
         })
       })
       const answer = deepFreeze({ offers, searchedPeriod, warnings })
-      memo.set(key, { answer, until: Date.now() + OFFER_MEMO_MS })
+      answers.set(queryKey(query), { answer, until: Date.now() + OFFER_MEMO_MS, start: start.getTime() })
       return answer
     },
 
