@@ -35,7 +35,7 @@ import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
 import { installAuth } from './http/auth.ts'
-import { installErrorHandling, sendError } from './http/error-handler.ts'
+import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
@@ -86,11 +86,21 @@ export type TypedApp = FastifyInstance<
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/
 
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
 export async function createApp(deps: AppDeps) {
   const { config, store, kv, rateLimiter, clock, metrics, registry, tokens } = deps
   // Request ids: a random prefix per instance and a counter; unique across instances, and cheap on the hot path.
   const idPrefix = `req_${randomString(8)}`
   let requestCounter = 0
+  const newRequestId = () => `${idPrefix}${(++requestCounter).toString(36).padStart(6, '0')}`
   const app = Fastify({
     logger: deps.logger,
     bodyLimit: config.bodyLimit,
@@ -98,10 +108,9 @@ export async function createApp(deps: AppDeps) {
     requestIdHeader: false,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id']
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming)
-        ? incoming
-        : `${idPrefix}${(++requestCounter).toString(36).padStart(6, '0')}`
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newRequestId()
     },
+    clientErrorHandler: clientErrorHandler(() => newRequestId()),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
     // Errors the router raises before a route is found (a malformed URL) get the envelope like every other.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
@@ -116,7 +125,19 @@ export async function createApp(deps: AppDeps) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string
     if (text.length < 64 && text.trim() === '') return done(null, undefined)
-    parseJson(request, text, done)
+    parseJson(request, text, (error, value) => {
+      // Valid JSON the parser refuses has a key that could poison prototypes: say so rather than "malformed".
+      if (error && isJson(text)) {
+        return done(
+          new ApiError('INVALID_REQUEST', undefined, {
+            body: 'must not contain __proto__ or constructor.prototype keys',
+            reason: 'FORBIDDEN_PROPERTY',
+          }),
+          undefined,
+        )
+      }
+      done(error, value)
+    })
   })
 
   // Every route is mirrored in a method-agnostic router, so a wrong method gets 405 instead of 404.

@@ -141,3 +141,33 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods: (url:
     )
   })
 }
+
+const CLIENT_ERROR_REASONS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a URL or headers past the size limit, a request
+ * that never completes, bytes that are not HTTP) still get the envelope: 400 INVALID_REQUEST with the cause as
+ * `details.reason`, and the connection closes.
+ */
+export function clientErrorHandler(newRequestId: () => string) {
+  return (error: Error & { code?: string }, socket: import('node:net').Socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return
+    const reason = CLIENT_ERROR_REASONS[error.code ?? ''] ?? 'MALFORMED_REQUEST'
+    const requestId = newRequestId()
+    const body = JSON.stringify({
+      success: false,
+      error: { code: 'INVALID_REQUEST', message: errorMessage('en', 'INVALID_REQUEST', reason), details: { reason } },
+      meta: { requestId, timestamp: new Date().toISOString() },
+    })
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Language: en\r\n` +
+          `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      )
+    }
+    socket.destroy()
+  }
+}

@@ -72,6 +72,10 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     const after = await h.api('POST', '/cars/prebook', t.secret, { offerToken: offer.offerToken })
     assert.equal(after.status, 409)
     assert.equal(after.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    // Offer details would hand out a fresh token of the same, spent offer: it says so instead.
+    const details = await h.api('POST', '/cars/offer-details', t.secret, { offerToken: offer.offerToken })
+    assert.equal(details.status, 409, details.text)
+    assert.equal(details.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
   })
 
   it('INVALID_OFFER_TOKEN for garbage, tampering and other tenants; OFFER_EXPIRED after usableUntil', async () => {
@@ -95,6 +99,26 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     assert.equal(expired.body.error.code, 'OFFER_EXPIRED')
     const details = await h.api('POST', '/cars/offer-details', t.secret, { offerToken: offer.offerToken })
     assert.equal(details.body.error.code, 'OFFER_EXPIRED')
+  })
+
+  it('an offer of a provider the tenant no longer uses is 404 OFFER_EXPIRED, not a server error', async () => {
+    const own = await createTenant(h)
+    const offer = await firstOffer(own.secret, 'sandbox-rent')
+    const prebooked = await firstOffer(own.secret, 'sandbox-rent')
+    const prebook = await h.api('POST', '/cars/prebook', own.secret, { offerToken: prebooked.offerToken })
+    assert.equal(prebook.status, 200, prebook.text)
+    const patched = await h.admin('PATCH', `/tenants/${own.tenant.id}`, { providers: ['sandbox-share'] })
+    assert.equal(patched.status, 200, patched.text)
+    for (const [path, body] of [
+      ['/cars/offer-details', { offerToken: offer.offerToken }],
+      ['/cars/prebook', { offerToken: offer.offerToken }],
+      ['/cars/bookings', { prebookedOfferToken: prebook.body.data.prebookedOfferToken, driver: DRIVER }],
+    ] as const) {
+      const res = await h.api('POST', path, own.secret, body)
+      assert.equal(res.status, 404, `${path}: ${res.text}`)
+      assert.equal(res.body.error.code, 'OFFER_EXPIRED')
+      assert.equal(res.body.error.details.reason, 'PROVIDER_NOT_AVAILABLE')
+    }
   })
 
   it('app access: APP_ACCESS_NOT_AVAILABLE where unsupported, appAccessAvailable where it is', async () => {
@@ -233,6 +257,30 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     assert.ok(errored.status >= 500)
     const booked = await h.api('POST', '/cars/bookings', t.test, { prebookedOfferToken: token, driver: DRIVER })
     assert.equal(booked.status, 201, booked.text)
+  })
+
+  it("checks the driver's date of birth: in the past, and old enough for the car at pickup", async () => {
+    const offer = await firstOffer(t.secret, 'sandbox-rent')
+    const prebook = await h.api('POST', '/cars/prebook', t.secret, { offerToken: offer.offerToken })
+    const token = prebook.body.data.prebookedOfferToken
+    const attempt = (dateOfBirth: string) =>
+      h.api('POST', '/cars/bookings', t.secret, {
+        prebookedOfferToken: token,
+        driver: { ...DRIVER, dateOfBirth },
+        additionalFields: { flightNumber: 'LH1234' },
+      })
+    const future = await attempt(`${h.clock().getUTCFullYear() + 1}-01-01`)
+    assert.equal(future.status, 400, future.text)
+    assert.equal(future.body.error.code, 'INVALID_REQUEST')
+    assert.ok(future.body.error.details['driver.dateOfBirth'])
+    const child = await attempt(`${h.clock().getUTCFullYear() - 14}-01-01`)
+    assert.equal(child.status, 400, child.text)
+    assert.equal(child.body.error.code, 'INVALID_REQUEST')
+    assert.match(child.body.error.details['driver.dateOfBirth'], /at least \d+/)
+    // Both refusals left the token usable.
+    const adult = await attempt('1980-05-17')
+    assert.equal(adult.status, 201, adult.text)
+    assert.equal(adult.body.data.driver.dateOfBirth, '1980-05-17')
   })
 
   it('NO_AVAILABLE_CARD once every unit of a model is booked for the window', async () => {

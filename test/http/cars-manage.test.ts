@@ -162,6 +162,10 @@ describe('managing car bookings', { skip: skipReason }, () => {
       read.body.data.statusHistory.map((s: any) => s.status),
       ['PENDING', 'CONFIRMED'],
     )
+    // Every entry has status, time and reason (DECISIONS).
+    for (const entry of read.body.data.statusHistory) {
+      assert.ok(entry.time && typeof entry.reason === 'string' && entry.reason.length > 0, JSON.stringify(entry))
+    }
   })
 
   it('vehicle actions on a car-sharing booking during the rental; 501 for rental providers', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
 
@@ -72,6 +73,48 @@ describe('envelope and errors', { skip: skipReason }, () => {
     assert.equal(res.status, 400)
     assert.equal(res.body.error.code, 'INVALID_REQUEST')
     assert.equal(res.body.error.details.reason, 'MALFORMED_JSON')
+  })
+
+  it('refuses a __proto__ key as such, not as malformed JSON', async () => {
+    const res = await h.request({
+      method: 'POST',
+      url: '/admin/v1/tenants',
+      key: 'test-admin-token-0123456789',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "x", "__proto__": {"admin": true}}',
+    })
+    assert.equal(res.status, 400)
+    assert.equal(res.body.error.code, 'INVALID_REQUEST')
+    assert.equal(res.body.error.details.reason, 'FORBIDDEN_PROPERTY')
+  })
+
+  it('answers what the HTTP parser refuses (a URL past the header limit) in the envelope, over a real socket', async () => {
+    const app = h.apps[0]
+    const address = await app.listen({ port: 0, host: '127.0.0.1' })
+    try {
+      const { port } = new URL(address)
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(`GET /mobility-api/v2/cars/bookings/${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+        })
+        let text = ''
+        socket.on('data', (chunk) => {
+          text += chunk
+        })
+        socket.on('close', () => resolve(text))
+        socket.on('error', reject)
+      })
+      const [head, body] = answer.split('\r\n\r\n')
+      assert.match(head, /^HTTP\/1\.1 400 /)
+      assert.match(head, /x-request-id: req_/i)
+      const parsed = JSON.parse(body)
+      assert.equal(parsed.success, false)
+      assert.equal(parsed.error.code, 'INVALID_REQUEST')
+      assert.equal(parsed.error.details.reason, 'HEADERS_TOO_LARGE')
+      assert.ok(parsed.meta.requestId)
+    } finally {
+      app.server.close()
+    }
   })
 
   it('answers a wrong content type with 400 INVALID_REQUEST (spec 7.1) and the envelope', async () => {

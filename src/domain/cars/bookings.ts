@@ -47,6 +47,10 @@ export interface BookingDeps {
   notifier: BookingNotifier
 }
 
+/** The reason of a status change the provider made on its own (seen when the booking is read). */
+const PROVIDER_UPDATE = 'updated by the provider'
+/** Set when an offer token was prebooked: the offer is spent. */
+const usedKey = (nonce: string) => `cars:offer-used:${nonce}`
 const zr1Context = (caller: Caller) => `zr1|${caller.tenant.id}|${caller.environment}`
 
 export function carBookings(deps: BookingDeps) {
@@ -59,6 +63,18 @@ export function carBookings(deps: BookingDeps) {
     return false
   }
   const provider = (caller: Caller, id: string) => requireProvider(deps.registry, caller, id, isCarConnector)
+  /** An offer's provider: one the key may no longer use (the tenant's providers changed) leaves the offer unavailable. */
+  const offerProvider = (caller: Caller, id: string, field: string) => {
+    try {
+      return provider(caller, id)
+    } catch {
+      throw new ApiError('OFFER_EXPIRED', undefined, {
+        [field]: 'is of a provider this key can no longer use',
+        providerId: id,
+        reason: 'PROVIDER_NOT_AVAILABLE',
+      })
+    }
+  }
   const call = <T>(
     caller: Caller,
     p: Provider & { connector: CarConnector },
@@ -120,11 +136,12 @@ export function carBookings(deps: BookingDeps) {
     for (let attempt = 0; ; attempt++) {
       const extras = extrasOf(row)
       const history = [...(extras.statusHistory ?? [])]
+      // Every entry says why (DECISIONS: status, time, reason): a status the provider moved on its own says so.
       if (fresh.status !== row.status)
         history.push({
           status: fresh.status,
           time: caller.now.toISOString(),
-          ...(changes.reason ? { reason: changes.reason } : {}),
+          reason: changes.reason ?? PROVIDER_UPDATE,
         })
       const record = presentBooking(row.id, p, fresh, 'STANDARD', {
         ...extras,
@@ -162,7 +179,10 @@ export function carBookings(deps: BookingDeps) {
         caller.now,
         'offerToken',
       )
-      const p = provider(caller, claim.p)
+      // The fresh token is the same offer (same nonce): once prebooked, it could not be used either.
+      if (await deps.kv.get(usedKey(claim.n)))
+        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
+      const p = offerProvider(caller, claim.p, 'offerToken')
       const { offer, terms } = await call(caller, p, 'offerDetails', (c, ctx) => c.offerDetails(claim.r, ctx), true)
       const presented = presentOffer({ providerId: p.entry.id, offer }, p, caller, deps.offerTokens, {
         ttlSeconds: deps.offerTokenTtlSeconds,
@@ -193,7 +213,7 @@ export function carBookings(deps: BookingDeps) {
         caller.now,
         'offerToken',
       )
-      const used = `cars:offer-used:${claim.n}`
+      const used = usedKey(claim.n)
       if (await deps.kv.get(used))
         throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
       const lock = `cars:prebook-lock:${claim.n}`
@@ -212,7 +232,7 @@ export function carBookings(deps: BookingDeps) {
       try {
         if (await deps.kv.get(used))
           throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
-        const p = provider(caller, claim.p)
+        const p = offerProvider(caller, claim.p, 'offerToken')
         const answer = await call(caller, p, 'prebook', (c, ctx) =>
           c.prebook(claim.r, { accessMethod: input.accessMethod, upsells: input.upsells ?? [] }, ctx),
         )
@@ -252,6 +272,9 @@ export function carBookings(deps: BookingDeps) {
 
     /** POST /cars/bookings: one booking per prebooked token, whichever instance and however many tries at once. */
     async book(input: BookingCreate, caller: Caller): Promise<Booking> {
+      const born = input.driver.dateOfBirth
+      if (born !== undefined && !(born < caller.now.toISOString().slice(0, 10)))
+        throw new ApiError('INVALID_REQUEST', undefined, { 'driver.dateOfBirth': 'must be a date in the past' })
       const claim = deps.offerTokens.open(
         'prebooked',
         caller.tenant.id,
@@ -285,7 +308,7 @@ export function carBookings(deps: BookingDeps) {
       try {
         const bookingId = await existing()
         if (bookingId) throw alreadyUsed(bookingId)
-        const p = provider(caller, claim.p)
+        const p = offerProvider(caller, claim.p, 'prebookedOfferToken')
         const booked = await call(caller, p, 'book', (c, ctx) =>
           c.book(
             claim.r,

@@ -60,6 +60,13 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
+/** Full years from a date of birth (YYYY-MM-DD) to a day. */
+function ageOn(dateOfBirth: string, day: Date): number {
+  const [y, m, d] = dateOfBirth.split('-').map(Number)
+  const before = day.getUTCMonth() + 1 < m || (day.getUTCMonth() + 1 === m && day.getUTCDate() < d)
+  return day.getUTCFullYear() - y - (before ? 1 : 0)
+}
+
 const FLIGHT_PATTERN = /^[A-Z0-9]{2,3}\s?\d{1,4}[A-Z]?$/i
 
 const nearest = (stations: SandboxStation[], area: GeoArea) =>
@@ -231,6 +238,14 @@ export function shopping(rt: CarRuntime) {
       }
       const r = resolve(profile, pre.o)
       if (r.start <= ctx.now) throw expired('PICKUP_TIME_PASSED')
+      // The same eligibility as the search's driverAge: the driver's age on the pickup day.
+      const born = input.driver.dateOfBirth
+      const youngest = minimumAge(r.model.vehicle.category)
+      if (born && ageOn(born, r.start) < youngest) {
+        throw new ApiError('INVALID_REQUEST', undefined, {
+          'driver.dateOfBirth': `the driver must be at least ${youngest} at pickup for this car`,
+        })
+      }
       const fields = requiredFields(r.pickup)
       const missing = fields.filter((f) => {
         const value = input.additionalFields?.[f.field]
