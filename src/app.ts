@@ -164,8 +164,10 @@ export async function createApp(deps: AppDeps) {
     done()
   })
   // Requests that finish while closing end their connection, so keep-alive sockets do not hold the shutdown open.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
+    // The language the answer's names, descriptions and messages are in (errors set it themselves).
+    if (request.language && !reply.hasHeader('content-language')) reply.header('content-language', request.language)
     done(null, payload)
   })
   app.addHook('onResponse', (request, reply, done) => {

@@ -342,9 +342,12 @@ describe('POST /cars', { skip: skipReason }, () => {
       h,
       t.test,
       { limit: 100 },
-      { 'x-sandbox-scenario': 'provider-error:sandbox-share' },
+      { 'x-sandbox-scenario': 'provider-error:sandbox-share', 'accept-language': 'de' },
     )
     assert.ok(partial.body.data.offers.length > 0)
+    // The failure is reported with its code, in the caller's language.
+    const failed = partial.body.data.providers.find((p: any) => p.id === 'sandbox-share')
+    assert.deepEqual(failed.error, { code: 'PROVIDER_ERROR', message: 'Der Anbieter hat einen Fehler gemeldet.' })
     assert.ok(partial.body.data.offers.every((o: any) => o.provider.id === 'sandbox-rent'))
   })
 

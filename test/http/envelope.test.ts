@@ -185,6 +185,11 @@ describe('envelope and errors', { skip: skipReason }, () => {
     const check = await h.api('GET', '/auth/check', german.secret)
     assert.equal(check.body.data.defaultLanguage, 'de')
     assert.equal(check.body.data.language, 'de')
+    // Successful answers say their language too (documented in the OpenAPI document).
+    assert.equal(check.headers['content-language'], 'de')
+    const french = await h.api('GET', '/mobility-providers', german.secret, undefined, { 'accept-language': 'fr' })
+    assert.equal(french.status, 200)
+    assert.equal(french.headers['content-language'], 'fr')
     const unsupported = await h.api('GET', '/auth/check', german.secret, undefined, {
       'accept-language': 'ja, fr;q=0.2',
     })

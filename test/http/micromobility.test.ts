@@ -84,6 +84,9 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
     assert.equal(status['sandbox-bike'], 'FAILED')
     assert.equal(status['sandbox-scoot'], 'OK')
     assert.ok(res.body.data.vehicles.every((v: any) => v.provider.id !== 'sandbox-bike'))
+    const bike = res.body.data.providers.find((p: any) => p.id === 'sandbox-bike')
+    assert.equal(bike.error.code, 'PROVIDER_ERROR')
+    assert.equal(bike.error.message, 'The provider returned an error.')
   })
 
   it('looks vehicles up by QR code and id with a fresh token; expired tokens are 400 OFFER_EXPIRED', async () => {

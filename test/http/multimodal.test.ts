@@ -180,6 +180,25 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
     assert.ok(res.body.data.results.every((r: any) => r.kind !== 'VEHICLE'))
   })
 
+  it('with every provider enabled: failing the providers that have vehicles here fails the source, and so does an untargeted scenario', async () => {
+    // The default tenant also has the GBFS sample feeds (Oslo, Paris): they answer, with nothing near Berlin.
+    const t = await createTenant(h)
+    const ask = (scenario: string) =>
+      h.api('POST', '/multimodal', t.test, { location: ALEX, radiusMeters: 1500 }, { 'x-sandbox-scenario': scenario })
+    const aimed = await ask('provider-error:sandbox-scoot,provider-error:sandbox-bike')
+    assert.equal(aimed.status, 200, aimed.text)
+    const micro = aimed.body.data.sources.find((s: any) => s.source === 'MICROMOBILITY')
+    assert.equal(micro.status, 'FAILED', JSON.stringify(micro))
+    assert.equal(micro.error.code, 'PROVIDER_ERROR')
+    assert.ok(
+      micro.providers.some((p: any) => p.status === 'OK'),
+      'the feeds that answered are still listed',
+    )
+    const everyone = await ask('provider-timeout')
+    assert.equal(everyone.status, 200, everyone.text)
+    for (const source of everyone.body.data.sources) assert.equal(source.status, 'TIMEOUT', JSON.stringify(source))
+  })
+
   it('a provider that misses its deadline makes the source TIMEOUT', async () => {
     const t = await createTenant(h, { providers: ['sandbox-share', 'sandbox-scoot'] })
     const res = await h.api(

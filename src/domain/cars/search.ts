@@ -15,6 +15,7 @@ import { randomId } from '../../platform/random.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { providerError, sourceStatus } from '../providers/merged-pages.ts'
 import { checkRentalPeriod } from './dates.ts'
 import { resolveLocation } from './locations.ts'
 import type { OfferTokens } from './offer-tokens.ts'
@@ -165,16 +166,12 @@ export function carSearch(deps: SearchDeps) {
     for (const { provider, result } of answers) {
       const base = { id: provider.entry.id, name: provider.entry.name }
       if (result.status === 'rejected') {
-        const error = result.reason instanceof ApiError ? result.reason : new ApiError('PROVIDER_ERROR')
         pending.push(provider.entry.id)
         outcomes.push({
           ...base,
-          status: error.code === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED',
+          status: sourceStatus(result),
           offers: 0,
-          error: {
-            code: error.code,
-            message: error.code === 'TIMEOUT' ? 'The provider missed the deadline' : 'The provider failed',
-          },
+          error: providerError(result.reason, caller.language),
         })
         continue
       }

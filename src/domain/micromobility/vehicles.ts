@@ -10,7 +10,7 @@ import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
-import { mergedPage, sourceStatus } from '../providers/merged-pages.ts'
+import { mergedPage, providerError, sourceStatus } from '../providers/merged-pages.ts'
 import { fleetIndexCache } from './fleet-index.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
 
@@ -109,12 +109,11 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
         const p = providers[i]
         const base = { id: p.entry.id, name: p.entry.name }
         if (answer.status === 'fulfilled') return { ...base, status: 'OK' as const, vehicles: answer.value.length }
-        const error = answer.reason instanceof ApiError ? answer.reason : new ApiError('PROVIDER_ERROR')
         return {
           ...base,
           status: sourceStatus(answer),
           vehicles: 0,
-          error: { code: error.code, message: 'The provider did not answer' },
+          error: providerError(answer.reason, caller.language),
         }
       })
       const results = merged.items.map(({ p, v, d }) => present(caller, p, v, d))

@@ -222,8 +222,9 @@ export function createMultimodal(deps: MultimodalDeps) {
     try {
       const answer = await Promise.race([work(deadline), timeout])
       const failed = answer.providers.filter((p) => p.status !== 'OK')
-      // The source failed when every provider it has failed; with one provider left it still answered.
-      if (answer.providers.length > 0 && failed.length === answer.providers.length) {
+      // The source failed when its providers failed and none that answered had anything here: with a provider
+      // left that found something it still answered (the failures show in `providers`).
+      if (failed.length > 0 && (failed.length === answer.providers.length || answer.items.length === 0)) {
         const status = failed.every((p) => p.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED'
         const code: ErrorCode = status === 'TIMEOUT' ? 'TIMEOUT' : 'PROVIDER_ERROR'
         return {

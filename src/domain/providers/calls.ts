@@ -52,9 +52,11 @@ export function providerCaller(resilience: Resilience) {
     idempotent = false,
   ): Promise<T> {
     const id = provider.entry.id
-    const timesOut = caller.scenarios.some((s) => s.name === 'provider-timeout' && s.target === id)
-    const fails = caller.scenarios.some((s) => s.name === 'provider-error' && s.target === id)
-    const slow = caller.scenarios.some((s) => s.name === 'provider-slow' && (!s.target || s.target === id))
+    // Without a target, provider-timeout and provider-error reach every provider, whatever its connector.
+    const aimed = (name: string) => caller.scenarios.some((s) => s.name === name && (!s.target || s.target === id))
+    const timesOut = aimed('provider-timeout')
+    const fails = aimed('provider-error')
+    const slow = aimed('provider-slow')
     // Failures a test asked for never count against a breaker (not even one of their own: another request of any
     // tenant would then see SERVICE_UNAVAILABLE instead of the error its scenario asked for) and are not retried.
     const staged = caller.scenarios.some((s) => !s.target || s.target === id)
@@ -63,7 +65,7 @@ export function providerCaller(resilience: Resilience) {
     return resilience.call(
       { provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey, staged },
       (signal) =>
-        // A provider named by provider-error or provider-timeout fails here, whatever its connector (GBFS and GTFS
+        // A provider provider-error or provider-timeout aims at fails here, whatever its connector (GBFS and GTFS
         // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
         fails
           ? Promise.reject(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, type ErrorCode, isApiError } from '../../http/errors.ts'
+import { errorMessage } from '../../platform/i18n/index.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 
 /** Spec 8: a cursor session lasts 30 minutes, renewed at each page request. */
@@ -92,6 +93,12 @@ export async function mergedPage<T>(options: {
   for (const { source } of page) nextServed[sources[source].id] = (nextServed[sources[source].id] ?? 0) + 1
   const claim: Claim = { h, t: now.getTime(), c: nextServed, ...(retrying ? { r: nextRetries } : {}) }
   return { items: page.map((x) => x.item), hasMore, nextCursor: tokens.seal(context, claim), settled }
+}
+
+/** What a provider that failed in a list answer reports (`providers[].error`): its code and the message in the caller's language. */
+export function providerError(reason: unknown, language: string): { code: ErrorCode; message: string } {
+  const code = isApiError(reason) ? reason.code : 'PROVIDER_ERROR'
+  return { code, message: errorMessage(language, code, isApiError(reason) ? reason.details?.reason : undefined) }
 }
 
 /** A provider's status in a list answer (`providers[].status`). */
