@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { parseTokenKeys } from './platform/tokens.ts'
 
 /** The one place that reads process.env. Every bad variable is reported at once. */
 export interface Config {
@@ -82,6 +83,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.databaseUrl && !config.tokenKeys) {
     problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')
+  }
+  if (config.tokenKeys) {
+    try {
+      parseTokenKeys(config.tokenKeys)
+    } catch (error) {
+      problems.push((error as Error).message)
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

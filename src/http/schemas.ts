@@ -56,7 +56,7 @@ export const OffsetQuery = Type.Object(
     page: Type.Optional(
       Type.Integer({
         minimum: 0,
-        maximum: 1_000_000,
+        maximum: 2_147_483_647,
         default: 0,
         description: '0-indexed page; past the end answers an empty list',
       }),

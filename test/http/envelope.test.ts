@@ -166,6 +166,12 @@ describe('envelope and errors', { skip: skipReason }, () => {
     assert.equal(query.status, 400)
     assert.ok(query.body.error.details.limit)
     assert.ok(query.body.error.details.page)
+    // Spec 8: a page beyond the range is an empty set, however far beyond.
+    for (const path of ['/mobility-providers?page=2000000000&limit=100', '/bookings?page=2000000000&limit=100']) {
+      const far = await h.api('GET', path, t.secret)
+      assert.equal(far.status, 200, `${path}: ${far.text}`)
+      assert.deepEqual(far.body.data[path.startsWith('/bookings') ? 'bookings' : 'providers'], [])
+    }
   })
 
   it('localizes messages by Accept-Language with q-values, falling back to the tenant default', async () => {

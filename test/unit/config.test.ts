@@ -30,6 +30,17 @@ describe('configuration', () => {
     }
   })
 
+  it('lists a malformed TOKEN_KEYS with the others instead of failing later', () => {
+    try {
+      loadConfig({ TOKEN_KEYS: 'bad', PORT: 'abc' })
+      assert.fail('should throw')
+    } catch (error) {
+      assert.ok(error instanceof ConfigError)
+      assert.equal(error.problems.length, 2, error.problems.join('\n'))
+      assert.ok(error.problems.some((p) => /^TOKEN_KEYS entry 1: key/.test(p)))
+    }
+  })
+
   it('takes any admin token and small timeouts (DECISIONS sets no bounds), warning about a short token', () => {
     const config = loadConfig({ ADMIN_TOKEN: 'admin', OFFER_TOKEN_TTL_SECONDS: '1', SEARCH_TIMEOUT_MS: '50' })
     assert.equal(config.adminToken, 'admin')
