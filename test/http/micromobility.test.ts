@@ -219,6 +219,10 @@ describe('micromobility trips', { skip: skipReason }, () => {
     })
     assert.equal(mismatch.status, 409)
     assert.equal(mismatch.body.error.code, 'VEHICLE_MISMATCH')
+    const other = await scooter(t.secret, 1)
+    const otherToken = await trips(t.secret, { action: 'START', tripId: trip.tripId, vehicleToken: other.vehicleToken })
+    assert.equal(otherToken.status, 409, otherToken.text)
+    assert.equal(otherToken.body.error.code, 'VEHICLE_MISMATCH')
     const honk = await h.api('POST', `/micromobility/trips/${trip.tripId}/vehicle-action`, t.secret, { action: 'HONK' })
     assert.equal(honk.status, 202)
     const started = await trips(t.secret, {

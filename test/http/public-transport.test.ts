@@ -186,6 +186,12 @@ describe('public transport', { skip: skipReason }, () => {
       offerTokens: [offer.offerToken],
     })
     assert.equal(both.status, 400)
+    const sameTwice = await h.api('POST', '/public-transport/prebook', t.secret, {
+      offerTokens: [offer.offerToken, offer.offerToken],
+    })
+    assert.equal(sameTwice.status, 400, sameTwice.text)
+    assert.equal(sameTwice.body.error.code, 'INVALID_REQUEST')
+    assert.ok(sameTwice.body.error.details['offerTokens[1]'])
     const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerToken: offer.offerToken })
     assert.equal(prebook.status, 200, prebook.text)
     assert.equal(prebook.body.data.total.amount, offer.price.amount)
@@ -301,6 +307,13 @@ describe('public transport', { skip: skipReason }, () => {
       startDate,
     })
     assert.equal(created.status, 201, created.text)
+    const unborn = await h.api('POST', '/public-transport/subscriptions', t.secret, {
+      productId: 'deutschlandticket',
+      holder: { ...holder, dateOfBirth: `${h.clock().getUTCFullYear() + 1}-01-01` },
+      startDate,
+    })
+    assert.equal(unborn.status, 400, unborn.text)
+    assert.equal(unborn.body.error.details['holder.dateOfBirth'], 'must be a date in the past')
     const id = created.body.data.subscriptionId
     assert.ok(!created.text.includes('L01X00T47'), 'identification numbers are masked')
     const list = await h.api('GET', '/public-transport/subscriptions', t.secret)

@@ -14,6 +14,7 @@ import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
 import type { CarBookingRow } from '../../store/schema.ts'
+import { checkDateOfBirth } from '../people.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
 import { BOOKING_ID, newBookingId, presentBooking, type StoredExtras } from './booking-view.ts'
 import { checkRentalPeriod } from './dates.ts'
@@ -272,9 +273,7 @@ export function carBookings(deps: BookingDeps) {
 
     /** POST /cars/bookings: one booking per prebooked token, whichever instance and however many tries at once. */
     async book(input: BookingCreate, caller: Caller): Promise<Booking> {
-      const born = input.driver.dateOfBirth
-      if (born !== undefined && !(born < caller.now.toISOString().slice(0, 10)))
-        throw new ApiError('INVALID_REQUEST', undefined, { 'driver.dateOfBirth': 'must be a date in the past' })
+      checkDateOfBirth(input.driver.dateOfBirth, caller.now, 'driver.dateOfBirth')
       const claim = deps.offerTokens.open(
         'prebooked',
         caller.tenant.id,

@@ -383,6 +383,16 @@ export function micromobilityTrips(deps: TripsDeps) {
           vehicleId: row.vehicleId,
         })
       }
+      // A vehicle token sent along must be for the reserved vehicle, as a scanned code must.
+      if (request.vehicleToken !== undefined) {
+        const claim = deps.vehicleTokens.open(caller, request.vehicleToken, 'vehicleToken', 'NOT_FOUND')
+        if (claim.p !== row.providerId || claim.v !== row.vehicleId) {
+          throw new ApiError('VEHICLE_MISMATCH', undefined, {
+            vehicleToken: 'is for another vehicle than the reserved one',
+            vehicleId: row.vehicleId,
+          })
+        }
+      }
       const p = providerOf(caller, row)
       const started = await call(caller, p, 'start', (_c, ctx) =>
         tripsOf(p).start(row.vehicleId, row.providerReference ?? undefined, rider(request), ctx),

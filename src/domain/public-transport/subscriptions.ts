@@ -4,6 +4,7 @@ import type { ProviderSubscription, SubscriptionHolder, TransitTicketing } from 
 import { ApiError } from '../../http/errors.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow } from '../../store/schema.ts'
+import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import type { PtProvider, PublicTransportStops } from './stops.ts'
 
@@ -111,6 +112,7 @@ export function publicTransportSubscriptions(deps: {
       caller: Caller,
     ) {
       requireStorage(caller)
+      checkDateOfBirth(input.holder.dateOfBirth, caller.now, 'holder.dateOfBirth')
       const candidates = sellers(caller).filter((p) => !input.provider || p.entry.id === input.provider)
       const offers = await Promise.all(
         candidates.map(async (p) => ({

@@ -129,6 +129,16 @@ export function publicTransportTickets(deps: TicketDeps) {
           input.offerTokens ? `offerTokens[${i}]` : 'offerToken',
         ),
       )
+      // The same offer twice is a mistake in the request, not a used token (409 means a booking exists).
+      const first = new Map<string, number>()
+      claims.forEach((c, i) => {
+        const earlier = first.get(c.n)
+        if (earlier !== undefined)
+          throw new ApiError('INVALID_REQUEST', undefined, {
+            [`offerTokens[${i}]`]: `is the same offer as offerTokens[${earlier}]`,
+          })
+        first.set(c.n, i)
+      })
       const providerId = claims[0].p
       if (claims.some((c) => c.p !== providerId))
         throw new ApiError('INVALID_REQUEST', undefined, { offerTokens: 'all offers must come from one provider' })
