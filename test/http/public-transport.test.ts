@@ -57,6 +57,16 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(text.body.data.pagination.hasMore, false)
     assert.equal(text.body.data.pagination.nextCursor, undefined)
     assert.match(text.body.data.stops[0].name, /Alexanderplatz/)
+    // A cursor of other parameters (the coordinate search above) starts the text search afresh (spec 8).
+    const switched = await h.api(
+      'GET',
+      `/public-transport/stops?query=ALEXANDERPLATZ&limit=1&cursor=${encodeURIComponent(near.body.data.pagination.nextCursor)}`,
+      t.secret,
+    )
+    assert.equal(switched.status, 200, switched.text)
+    assert.deepEqual(switched.body.data.stops, text.body.data.stops)
+    const garbage = await h.api('GET', '/public-transport/stops?query=ALEXANDERPLATZ&cursor=nonsense', t.secret)
+    assert.equal(garbage.body.error.code, 'INVALID_CURSOR')
     const diacritics = await h.api('GET', '/public-transport/stops?query=warschauer%20strasse', t.secret)
     assert.ok(diacritics.body.data.stops.some((s: any) => /Warschauer Stra(ß|ss)e/.test(s.name)))
     const perProvider = await h.api(
@@ -409,7 +419,7 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(status.body.data.status, 'EXPIRED')
   })
 
-  it('retention NONE: subscriptions and ticket bookings answer 403 DATA_RETENTION_NONE; stops still work', async () => {
+  it('retention NONE: subscriptions and ticket bookings answer 403 DATA_RETENTION_NONE; stops and journeys (without tickets) still work', async () => {
     const none = await createTenant(h, { dataRetention: 'NONE' })
     const subs = await h.api('GET', '/public-transport/subscriptions', none.secret)
     assert.equal(subs.status, 403)
@@ -421,8 +431,19 @@ describe('public transport', { skip: skipReason }, () => {
       origin: { type: 'stop', stopId },
       destination: { type: 'coordinates', coordinates: HBF },
     })
-    assert.equal(journey.status, 403)
-    assert.equal(journey.body.error.code, 'DATA_RETENTION_NONE')
+    // Spec 4.5: planning needs no stored booking; the provider that books only with one offers no tickets here.
+    assert.equal(journey.status, 200, journey.text)
+    assert.ok(journey.body.data.journeys.length > 0)
+    assert.ok(journey.body.data.journeys.every((j: any) => (j.ticketOffers ?? []).length === 0))
+    const withTickets = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'stop', stopId },
+      destination: { type: 'coordinates', coordinates: HBF },
+    })
+    assert.ok(withTickets.body.data.journeys.some((j: any) => j.ticketOffers.length > 0))
+    const token = withTickets.body.data.journeys.flatMap((j: any) => j.ticketOffers)[0].offerToken
+    const prebook = await h.api('POST', '/public-transport/prebook', none.secret, { offerToken: token })
+    assert.equal(prebook.status, 400, "another tenant's token")
+    assert.equal(prebook.body.error.code, 'INVALID_OFFER_TOKEN')
     const badCoords = await h.api('POST', '/public-transport/journeys', t.secret, {
       origin: { type: 'coordinates', coordinates: { latitude: 100, longitude: 13 } },
       destination: { type: 'stop', stopId },

@@ -112,7 +112,9 @@ const never = (signal: AbortSignal) =>
 
 export type CallProvider = ReturnType<typeof providerCaller>
 
-const BOOKING_SEARCHES: Operation[] = ['SEARCH', 'JOURNEYS', 'PREBOOK', 'BOOK', 'TICKETS', 'SUBSCRIPTIONS']
+// Journeys are not among them: planning needs no booking, so a provider that needs a stored booking still plans
+// journeys for a tenant under retention NONE, only without ticket offers (see public-transport/journeys.ts).
+const BOOKING_SEARCHES: Operation[] = ['SEARCH', 'PREBOOK', 'BOOK', 'TICKETS', 'SUBSCRIPTIONS']
 
 /** The tenant's providers in the caller's environment that can do `operation` and pass `accepts`. */
 export function eligibleProviders<C extends Connector>(

@@ -152,7 +152,9 @@ export function publicTransportJourneys(deps: JourneyDeps) {
           (c, ctx) => c.journeys(query, ctx),
           true,
         )
-        const ticketing = p.connector.ticketing
+        // Retention NONE: a provider that books only with a stored booking plans, but offers no tickets (spec 4.5).
+        const bookable = !(caller.tenant.dataRetention === 'NONE' && p.connector.capabilities.requiresStoredBooking)
+        const ticketing = bookable ? p.connector.ticketing : undefined
         return Promise.all(
           found.map(async (j) => {
             const offers = ticketing

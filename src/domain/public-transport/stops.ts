@@ -122,11 +122,8 @@ export function publicTransportStops(deps: {
       }
       const limit = q.limit ?? 20
       const paged = byCoordinates || q.provider !== undefined
-      if (q.cursor && !paged) {
-        throw new ApiError('INVALID_CURSOR', undefined, {
-          cursor: 'a text search across all providers has a single page; add provider to page',
-        })
-      }
+      // A text search across every provider is one page and hands out no cursor, so a valid cursor here is of other
+      // parameters: the search starts afresh (spec 8), as mergedPage does for any changed parameters.
       const providers = q.provider ? [providerById(caller, q.provider, 'STOPS')] : providersOf(caller, 'STOPS')
       const sources = providers.map((p) => ({
         id: p.entry.id,
