@@ -18,7 +18,11 @@ describe('admin API /admin/v1', { skip: skipReason }, () => {
     assert.match(tenant.id, /^ten_/)
     assert.equal(tenant.defaultLanguage, 'en')
     assert.equal(tenant.dataRetention, 'STANDARD')
-    assert.equal(tenant.providers, null)
+    // Every setting, the default too: without a choice every provider is enabled, and the answer lists them.
+    assert.ok(Array.isArray(tenant.providers))
+    for (const id of ['sandbox-rent', 'sandbox-share', 'sandbox-transit', 'sandbox-scoot', 'sandbox-bike']) {
+      assert.ok(tenant.providers.includes(id), id)
+    }
     assert.equal(tenant.emailOptOut, false)
     assert.deepEqual(tenant.allowedOrigins, [])
     assert.equal(tenant.reservationWindowSeconds, 600)
@@ -58,6 +62,7 @@ describe('admin API /admin/v1', { skip: skipReason }, () => {
     assert.equal(patched.status, 200)
     assert.equal(patched.body.data.tenant.dataRetention, 'NONE')
     assert.equal(patched.body.data.tenant.defaultLanguage, 'de')
+    assert.ok(patched.body.data.tenant.providers.includes('sandbox-rent'), 'null enables all again')
     assert.equal((await h.admin('GET', '/tenants/ten_doesnotexist')).body.error.code, 'NOT_FOUND')
     assert.equal((await h.admin('PATCH', '/tenants/ten_doesnotexist', { name: 'x' })).status, 404)
     assert.equal((await h.admin('PATCH', `/tenants/${id}`, {})).status, 400)

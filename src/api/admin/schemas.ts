@@ -15,7 +15,8 @@ const settings = {
   providers: Nullable(
     Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
       maxItems: 500,
-      description: 'Enabled provider ids; null: all',
+      description:
+        'Enabled provider ids. On input, null (or leaving it out) enables all, now and later; answers list them',
     }),
   ),
   emailOptOut: Type.Boolean(),

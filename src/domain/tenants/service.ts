@@ -21,13 +21,14 @@ export interface TenantServiceDeps {
   onChange: () => Promise<void>
 }
 
-export const toTenant = (row: TenantRow): Tenant => ({
+/** A tenant as the admin API shows it; `providers` lists the enabled ids, all known ones when none were chosen. */
+export const toTenant = (row: TenantRow, allProviders: () => string[]): Tenant => ({
   id: row.id,
   name: row.name,
   organization: row.organization,
   defaultLanguage: row.defaultLanguage,
   dataRetention: row.dataRetention,
-  providers: row.providers ?? null,
+  providers: row.providers ?? allProviders(),
   emailOptOut: row.emailOptOut,
   allowedOrigins: row.allowedOrigins,
   reservationWindowSeconds: row.reservationWindowSeconds,
@@ -81,12 +82,12 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
         allowedOrigins: input.allowedOrigins ?? [],
         reservationWindowSeconds: input.reservationWindowSeconds ?? 600,
       })
-      return toTenant(row)
+      return toTenant(row, providerIds)
     },
-    getTenant: async (id: string): Promise<Tenant> => toTenant(await requireTenant(id)),
+    getTenant: async (id: string): Promise<Tenant> => toTenant(await requireTenant(id), providerIds),
     async listTenants(page: number, limit: number) {
       const { rows, total } = await repo.listTenants(page * limit, limit)
-      return { tenants: rows.map(toTenant), pagination: { total, currentPage: page, limit } }
+      return { tenants: rows.map((r) => toTenant(r, providerIds)), pagination: { total, currentPage: page, limit } }
     },
     async updateTenant(id: string, changes: TenantUpdate): Promise<Tenant> {
       checkProviders(changes.providers)
@@ -95,7 +96,7 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
         changes.providers === undefined ? undefined : changes.providers && [...new Set(changes.providers)]
       const row = await repo.updateTenant(id, { ...changes, providers })
       await onChange()
-      return toTenant(row!)
+      return toTenant(row!, providerIds)
     },
     async createKey(tenantId: string, input: ApiKeyCreate): Promise<CreatedApiKey> {
       await requireTenant(tenantId)
