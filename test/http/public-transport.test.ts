@@ -170,6 +170,13 @@ describe('public transport', { skip: skipReason }, () => {
     })
     assert.equal(coords.status, 200, coords.text)
     assert.ok(coords.body.data.journeys.length > 0)
+    const unknownStop = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'stop', stopId: 'sandbox-transit:nope' },
+      destination: { type: 'coordinates', coordinates: ALEX },
+    })
+    assert.equal(unknownStop.status, 404, unknownStop.text)
+    assert.equal(unknownStop.body.error.code, 'NOT_FOUND')
+    assert.equal(unknownStop.body.error.details['origin.stopId'], 'sandbox-transit:nope')
     // Any limit up to 100 is accepted (spec 8); above that is INVALID_REQUEST.
     const many = await h.api('POST', '/public-transport/journeys', t.secret, {
       origin: { type: 'coordinates', coordinates: HBF },

@@ -129,6 +129,26 @@ export function publicTransportJourneys(deps: JourneyDeps) {
     const providers = only
       ? [deps.stops.providerById(caller, only, 'JOURNEYS')]
       : deps.stops.providersOf(caller, 'JOURNEYS')
+    // A stop the provider does not know is 404 NOT_FOUND, as for its departures, not a search with no journeys.
+    for (const [field, side] of [
+      ['origin', origin],
+      ['destination', destination],
+    ] as const) {
+      if (!('stopId' in side.end) || !side.providerId) continue
+      const stopId = side.end.stopId
+      const known = await deps.callProvider(
+        caller,
+        providers[0],
+        'stopById',
+        deps.timeoutMs,
+        (c, ctx) => c.stopById(stopId, ctx),
+        true,
+      )
+      if (!known) {
+        const scoped = (request[field] as { stopId: string }).stopId
+        throw new ApiError('NOT_FOUND', undefined, { resource: 'stop', [`${field}.stopId`]: scoped })
+      }
+    }
     const limit = request.limit ?? 5
     const travellers: TravellerCategory[] = (request.travellers ?? [{ category: 'ADULT' as const }]).map(
       (t) => t.category,
