@@ -259,6 +259,23 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(expired.status, 400)
     assert.equal(expired.body.error.code, 'OFFER_EXPIRED')
 
+    // sold-out: journeys without ticket offers, and a prebook of an earlier offer is 400 OFFER_EXPIRED (SOLD_OUT).
+    const soldOut = { 'x-sandbox-scenario': 'sold-out:sandbox-transit' }
+    const bare = await h.api(
+      'POST',
+      '/public-transport/journeys',
+      t.test,
+      { origin: { type: 'stop', stopId: from.stopId }, destination: { type: 'stop', stopId: to.stopId } },
+      soldOut,
+    )
+    assert.equal(bare.status, 200, bare.text)
+    assert.ok(bare.body.data.journeys.length > 0)
+    assert.ok(bare.body.data.journeys.every((j: any) => j.ticketOffers.length === 0))
+    const gone = await h.api('POST', '/public-transport/prebook', t.test, { offerToken: await plan(t.test) }, soldOut)
+    assert.equal(gone.status, 400, gone.text)
+    assert.equal(gone.body.error.code, 'OFFER_EXPIRED')
+    assert.equal(gone.body.error.details.reason, 'SOLD_OUT')
+
     const token = await plan(t.test)
     const prebook = await h.api('POST', '/public-transport/prebook', t.test, { offerTokens: [token] })
     const failed = await h.api(

@@ -142,7 +142,11 @@ export const SANDBOX_SCENARIOS = [
     description:
       'The provider does the work at once but its answer arrives 1 s later (any provider; a call with a shorter deadline times out).',
   },
-  { name: 'sold-out', description: 'Search finds no cars; offer details and prebook answer OFFER_EXPIRED (SOLD_OUT).' },
+  {
+    name: 'sold-out',
+    description:
+      'Cars: search finds no cars; offer details and prebook answer OFFER_EXPIRED (SOLD_OUT). Public transport: journeys come without ticket offers; prebook answers OFFER_EXPIRED (SOLD_OUT).',
+  },
   { name: 'booking-fails', description: 'Creating the booking fails with BOOKING_FAILED.' },
   { name: 'booking-pending', description: 'The booking is created PENDING and is CONFIRMED when read next.' },
   {

@@ -124,6 +124,8 @@ export function transitTicketing(entry: ProviderEntry, deps: ConnectorDeps, ente
   return {
     async offers(journey, travellers, ctx) {
       await enter(ctx, 'TICKET_OFFERS')
+      // sold-out: the journeys are planned, but no ticket is for sale.
+      if (hasScenario(ctx, entry.id, 'sold-out')) return []
       return offerParams(journey, travellers).map((params) => offerFrom(params, encodeOfferRef(params), ctx.language))
     },
 
@@ -132,6 +134,9 @@ export function transitTicketing(entry: ProviderEntry, deps: ConnectorDeps, ente
       if (offerRefs.length === 0) throw new ApiError('INVALID_REQUEST', undefined, { offerRefs: 'at least one offer' })
       const params = offerRefs.map(decodeOfferRef)
       for (const p of params) checkOffer(p, ctx)
+      if (hasScenario(ctx, entry.id, 'sold-out')) {
+        throw new ApiError('OFFER_EXPIRED', 'The tickets are sold out (scenario)', { reason: 'SOLD_OUT' })
+      }
       const offers = params.map((p, i) => offerFrom(p, offerRefs[i], ctx.language))
       const total = sum(offers.map((o) => o.price.amount))
       return { prebookRef: encodePrebookRef({ o: params, t: total.amount }), offers, total }
