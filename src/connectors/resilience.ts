@@ -103,7 +103,9 @@ export function createResilience(options: ResilienceOptions) {
     const attempt = () => breaker.execute(() => limiter.execute(() => fn(signal)))
     const again = (error: unknown): Promise<T> => {
       if (retries < 1 || signal.aborted || !unhealthy(error)) throw error
-      return pause(FIRST_BACKOFF_MS, signal).then(() => (retryReads ? retryReads.execute(attempt, signal) : attempt()))
+      return later(undefined, FIRST_BACKOFF_MS, signal).then(() =>
+        retryReads ? retryReads.execute(attempt, signal) : attempt(),
+      )
     }
     const run = opts.staged ? limiter.execute(() => fn(signal)) : opts.idempotent ? attempt().catch(again) : attempt()
     const labels = { provider: opts.provider, operation: opts.operation }
@@ -142,20 +144,19 @@ export function createResilience(options: ResilienceOptions) {
   return { call }
 }
 
-/** Resolves after `ms`, or rejects when the signal aborts first. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
+/** `value` after `ms`, unless the signal aborts first (a backoff pause, a delayed answer). */
+export const later = <T>(value: T, ms: number, signal: AbortSignal) =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, value)
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        reject(signal.reason ?? new Error('aborted'))
+      },
+      { once: true },
+    )
   })
-}
 
 const FIELD_CODES = new Set<ApiError['code']>(['INVALID_REQUEST', 'INVALID_LOCATION', 'INVALID_DATE_RANGE'])
 

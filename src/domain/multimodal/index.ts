@@ -22,6 +22,7 @@ import { placeIdFor } from '../cars/locations.ts'
 import { providerDisplay } from '../cars/present.ts'
 import type { micromobilityVehicles } from '../micromobility/vehicles.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { providerError } from '../providers/merged-pages.ts'
 import { presentStop } from '../public-transport/stops.ts'
 import { multimodalTiles } from './tiles.ts'
 
@@ -51,7 +52,6 @@ interface SourceAnswer {
 
 const statusOf = (error: unknown): Exclude<SourceStatus, 'OK'> =>
   isApiError(error) && error.code === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED'
-const codeOf = (error: unknown): ErrorCode => (isApiError(error) ? error.code : 'PROVIDER_ERROR')
 
 /**
  * POST /multimodal (DECISIONS "Multimodal"): public-transport departures, micromobility vehicles and car-sharing
@@ -61,15 +61,11 @@ const codeOf = (error: unknown): ErrorCode => (isApiError(error) ? error.code : 
 export function createMultimodal(deps: MultimodalDeps) {
   const sourceTimeoutMs = deps.sourceTimeoutMs ?? SOURCE_TIMEOUT_MS
   const remaining = (deadline: number) => Math.max(1, deadline - Date.now())
-  const failure = (caller: Caller, error: unknown) => {
-    const code = codeOf(error)
-    return { code, message: errorMessage(caller.language, code, isApiError(error) ? error.details?.reason : undefined) }
-  }
   const providerFailure = (caller: Caller, p: Provider, error: unknown): ProviderOutcome => ({
     id: p.entry.id,
     name: p.entry.name,
     status: statusOf(error),
-    error: failure(caller, error),
+    error: providerError(error, caller.language),
   })
   const providerOk = (p: Provider): ProviderOutcome => ({ id: p.entry.id, name: p.entry.name, status: 'OK' })
 
@@ -245,7 +241,13 @@ export function createMultimodal(deps: MultimodalDeps) {
     } catch (error) {
       return {
         items: [],
-        outcome: { source, status: statusOf(error), results: 0, error: failure(caller, error), providers: [] },
+        outcome: {
+          source,
+          status: statusOf(error),
+          results: 0,
+          error: providerError(error, caller.language),
+          providers: [],
+        },
       }
     } finally {
       clearTimeout(timer)

@@ -1,5 +1,5 @@
 import type { Registry } from '../../connectors/registry.ts'
-import type { Resilience } from '../../connectors/resilience.ts'
+import { later, type Resilience } from '../../connectors/resilience.ts'
 import type { CallContext, Connector, Operation, Provider, Scenario } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import type { TenantRow } from '../../store/schema.ts'
@@ -87,20 +87,6 @@ export function providerCaller(resilience: Resilience) {
     )
   }
 }
-
-/** `value` after `ms`, unless the call is aborted first (its deadline). */
-const later = <T>(value: T, ms: number, signal: AbortSignal) =>
-  new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms, value)
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        reject(signal.reason ?? new Error('aborted'))
-      },
-      { once: true },
-    )
-  })
 
 /** A call that never answers: it ends when its deadline aborts it. */
 const never = (signal: AbortSignal) =>
