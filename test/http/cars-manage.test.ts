@@ -26,6 +26,15 @@ describe('managing car bookings', { skip: skipReason }, () => {
     const reread = await h.api('GET', `/cars/bookings/${id}`, t.secret)
     assert.equal(reread.body.data.notes, 'late arrival')
     assert.equal(reread.body.data.rentalPeriod.end, changed.body.data.rentalPeriod.end)
+    // A change shorter than the rounding step still leaves a rental with a length.
+    const day = new Date(Date.parse(later.start))
+    day.setUTCHours(11, 5, 0, 0)
+    const short = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, {
+      rentalPeriod: { start: day.toISOString(), end: new Date(day.getTime() + 60_000).toISOString() },
+    })
+    assert.equal(short.status, 200, short.text)
+    const { rentalPeriod } = short.body.data
+    assert.ok(Date.parse(rentalPeriod.end) > Date.parse(rentalPeriod.start), JSON.stringify(rentalPeriod))
     const badDates = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, {
       rentalPeriod: { start: later.end, end: later.start },
     })
@@ -35,6 +44,21 @@ describe('managing car bookings', { skip: skipReason }, () => {
     assert.equal(category.body.error.code, 'OPERATION_NOT_SUPPORTED')
     const empty = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, {})
     assert.equal(empty.status, 400)
+  })
+
+  it('reading a booking changes nothing: updatedAt stays until the booking changes', async () => {
+    const { booking } = await bookFirst(h, t.secret, { providerId: 'sandbox-rent' })
+    const id = booking.body.data.bookingId
+    const first = await h.api('GET', `/cars/bookings/${id}`, t.secret)
+    assert.equal(first.status, 200, first.text)
+    h.clock.advance(5_000)
+    const second = await h.api('GET', `/cars/bookings/${id}`, t.secret)
+    assert.equal(second.body.data.updatedAt, first.body.data.updatedAt)
+    assert.deepEqual(second.body.data, first.body.data)
+    h.clock.advance(5_000)
+    const changed = await h.api('PATCH', `/cars/bookings/${id}`, t.secret, { notes: 'window seat' })
+    assert.equal(changed.status, 200, changed.text)
+    assert.ok(Date.parse(changed.body.data.updatedAt) > Date.parse(first.body.data.updatedAt))
   })
 
   it('a read that raced a cancellation never writes the older status back (compare-and-set on the stored row)', async () => {

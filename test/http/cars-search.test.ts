@@ -85,6 +85,24 @@ describe('POST /cars', { skip: skipReason }, () => {
     assert.ok(rounded.details.originalValue !== undefined && rounded.details.newValue !== undefined)
   })
 
+  it('a request shorter than the rounding step becomes a rental of one step, never one without length', async () => {
+    const start = new Date(h.clock().getTime() + 3 * 86_400_000)
+    start.setUTCHours(11, 7, 27, 0)
+    const end = new Date(start.getTime() + 60_000)
+    const res = await h.api('POST', '/cars', t.secret, {
+      pickup: near(),
+      dates: { start: start.toISOString(), end: end.toISOString() },
+      limit: 100,
+    })
+    assert.equal(res.status, 200, res.text)
+    const searched = res.body.data.searchedPeriod
+    assert.ok(Date.parse(searched.end) > Date.parse(searched.start), JSON.stringify(searched))
+    assert.ok(res.body.data.offers.length > 0)
+    for (const offer of res.body.data.offers) {
+      assert.ok(Date.parse(offer.rentalPeriod.end) > Date.parse(offer.rentalPeriod.start), offer.provider.id)
+    }
+  })
+
   it('rejects bad dates with INVALID_DATE_RANGE', async () => {
     const past = { start: new Date(h.clock().getTime() - 3600_000).toISOString(), end: period(h).end }
     const reversed = { start: period(h).end, end: period(h).start }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import type {
   Booking,
   BookingChange,
@@ -112,6 +113,13 @@ export function carBookings(deps: BookingDeps) {
     }
   }
 
+  /** The same booking record, as stored (JSON, in any key order), apart from when it was written. */
+  const sameRecord = (record: Booking, stored: unknown) => {
+    const { createdAt: _c, updatedAt: _u, ...now } = JSON.parse(JSON.stringify(record)) as Booking
+    const { createdAt: _sc, updatedAt: _su, ...before } = stored as Booking
+    return isDeepStrictEqual(now, before)
+  }
+
   /** A stored booking as last written (the list's view), for when a newer write won over this request's. */
   const storedView = (row: CarBookingRow): Booking => ({
     ...(row.record as unknown as Booking),
@@ -150,6 +158,9 @@ export function carBookings(deps: BookingDeps) {
         notes: changes.notes ?? extras.notes,
         statusHistory: history,
       })
+      // A read that finds nothing new writes nothing: reading never moves `updatedAt`.
+      if (fromRead && fresh.status === row.status && sameRecord(record, row.record))
+        return presentBooking(row.id, p, fresh, 'STANDARD', { ...extras, driver: record.driver, notes: record.notes })
       const updated = await deps.repo.update(
         row.id,
         row.version,

@@ -6,7 +6,7 @@ import { hash32, hasScenario } from '../common.ts'
 import { lateFeeOf, quoteFor, resolve } from './offers.ts'
 import { cancellationPolicy, cancellationTermsAt, changeFeeAt, changePolicies } from './policies.ts'
 import { rentalDays } from './pricing.ts'
-import { roundUp } from './profiles.ts'
+import { roundPeriod } from './profiles.ts'
 import type { CarRuntime } from './runtime.ts'
 
 const CHANGE_FIELDS: [keyof BookingChange, ChangeType][] = [
@@ -73,8 +73,7 @@ export function managing(rt: CarRuntime) {
             'The new rental period must start in the future and end after it starts',
           )
         }
-        const start = roundUp(rawStart, profile.roundMinutes)
-        const end = roundUp(rawEnd, profile.roundMinutes)
+        const { start, end } = roundPeriod(rawStart, rawEnd, profile.roundMinutes)
         if (rentalDays(start, end) > profile.maxDays) {
           throw new ApiError('INVALID_DATE_RANGE', `Rentals last at most ${profile.maxDays} days`)
         }

@@ -65,8 +65,18 @@ export const CAR_PROFILES: Record<ProfileKind, CarProfile> = {
 }
 
 /** `date` rounded up to the next multiple of `minutes` (unchanged when already on one, or when minutes is 0). */
-export function roundUp(date: Date, minutes: number): Date {
+function roundUp(date: Date, minutes: number): Date {
   if (!minutes) return date
   const step = minutes * 60_000
   return new Date(Math.ceil(date.getTime() / step) * step)
+}
+
+/**
+ * A rental period rounded up to the provider's step. When both times round to the same step (a request shorter than
+ * one step), the rental lasts one step: rounding never makes a rental without length.
+ */
+export function roundPeriod(start: Date, end: Date, minutes: number): { start: Date; end: Date } {
+  const from = roundUp(start, minutes)
+  const to = roundUp(end, minutes)
+  return { start: from, end: to > from ? to : new Date(from.getTime() + Math.max(minutes, 1) * 60_000) }
 }

@@ -24,7 +24,7 @@ import {
 } from './offers.ts'
 import { minimumAge } from './policies.ts'
 import { money, oneWayFee, priceDrift, rentalDays } from './pricing.ts'
-import { roundUp } from './profiles.ts'
+import { roundPeriod } from './profiles.ts'
 import { decodeOfferRef, decodePrebookRef, encodePrebookRef, type OfferParams } from './refs.ts'
 import type { CarRuntime } from './runtime.ts'
 import type { SandboxStation } from './stations.ts'
@@ -107,8 +107,7 @@ export function shopping(rt: CarRuntime) {
       }
       const known = answers.get(queryKey(query))
       if (known && known.until > Date.now() && known.start > ctx.now.getTime() && !soldOut(ctx)) return known.answer
-      const start = roundUp(query.start, profile.roundMinutes)
-      const end = roundUp(query.end, profile.roundMinutes)
+      const { start, end } = roundPeriod(query.start, query.end, profile.roundMinutes)
       const searchedPeriod = { start: start.toISOString(), end: end.toISOString() }
       const warnings: Warning[] = []
       if (start.getTime() !== query.start.getTime()) warnings.push(timeRounded('dates.start', query.start, start))
