@@ -49,6 +49,8 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     const again = await h.api('POST', '/cars/prebook', t.secret, { offerToken: offer.offerToken })
     assert.equal(again.status, 409)
     assert.equal(again.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    assert.equal(again.body.error.details.reason, 'OFFER_ALREADY_PREBOOKED')
+    assert.match(again.body.error.message, /prebooked/, 'says the offer was prebooked, not that a booking exists')
   })
 
   it('concurrent prebooks of one offer: one proceeds, the others 409 INTERNAL_ERROR (retry); later ones ALREADY_USED', async () => {

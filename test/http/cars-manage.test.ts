@@ -126,6 +126,8 @@ describe('managing car bookings', { skip: skipReason }, () => {
     })
     assert.equal(refused.status, 422)
     assert.equal(refused.body.error.code, 'BOOKING_FAILED')
+    assert.equal(refused.body.error.details.reason, 'CANCELLATION_REFUSED')
+    assert.match(refused.body.error.message, /refused the cancellation/)
     const read = await h.api('GET', `/cars/bookings/${id}`, t.test, undefined, {
       'x-sandbox-scenario': 'provider-error:sandbox-rent',
     })

@@ -193,7 +193,10 @@ export function carBookings(deps: BookingDeps) {
       )
       // The fresh token is the same offer (same nonce): once prebooked, it could not be used either.
       if (await deps.kv.get(usedKey(claim.n)))
-        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
+        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
+          reason: 'OFFER_ALREADY_PREBOOKED',
+          offerToken: 'was already prebooked',
+        })
       const p = offerProvider(caller, claim.p, 'offerToken')
       const { offer, terms } = await call(caller, p, 'offerDetails', (c, ctx) => c.offerDetails(claim.r, ctx), true)
       const presented = presentOffer({ providerId: p.entry.id, offer }, p, caller, deps.offerTokens, {
@@ -227,12 +230,18 @@ export function carBookings(deps: BookingDeps) {
       )
       const used = usedKey(claim.n)
       if (await deps.kv.get(used))
-        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
+        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
+          reason: 'OFFER_ALREADY_PREBOOKED',
+          offerToken: 'was already prebooked',
+        })
       const lock = `cars:prebook-lock:${claim.n}`
       const owner = `${caller.now.getTime()}-${Math.random()}`
       if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) {
         if (await deps.kv.get(used))
-          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
+          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
+            reason: 'OFFER_ALREADY_PREBOOKED',
+            offerToken: 'was already prebooked',
+          })
         // Spec 7.2: 409 INTERNAL_ERROR means "another request is prebooking this offer; retry".
         throw new ApiError(
           'INTERNAL_ERROR',
@@ -243,7 +252,10 @@ export function carBookings(deps: BookingDeps) {
       }
       try {
         if (await deps.kv.get(used))
-          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerToken: 'was already prebooked' })
+          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
+            reason: 'OFFER_ALREADY_PREBOOKED',
+            offerToken: 'was already prebooked',
+          })
         const p = offerProvider(caller, claim.p, 'offerToken')
         const answer = await call(caller, p, 'prebook', (c, ctx) =>
           c.prebook(claim.r, { accessMethod: input.accessMethod, upsells: input.upsells ?? [] }, ctx),
