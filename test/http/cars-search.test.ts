@@ -215,6 +215,24 @@ describe('POST /cars', { skip: skipReason }, () => {
       t.secret,
     )
     assert.notDeepEqual(next.body.data.stations[0].id, paged.body.data.stations[0].id)
+    // Each provider's entry counts its stations and says why it failed, as search's entries do.
+    const failed = await h.api(
+      'GET',
+      `/cars/stations?latitude=${BERLIN.latitude}&longitude=${BERLIN.longitude}&radius=30000`,
+      t.test,
+      undefined,
+      { 'x-sandbox-scenario': 'provider-error:sandbox-share' },
+    )
+    assert.equal(failed.status, 200, failed.text)
+    const share = failed.body.data.providers.find((p: any) => p.id === 'sandbox-share')
+    assert.equal(share.status, 'FAILED')
+    assert.equal(share.stations, 0)
+    assert.equal(share.error.code, 'PROVIDER_ERROR')
+    assert.equal(typeof share.error.message, 'string')
+    const rent = failed.body.data.providers.find((p: any) => p.id === 'sandbox-rent')
+    assert.equal(rent.status, 'OK')
+    assert.equal(rent.error, undefined)
+    assert.equal(rent.stations, failed.body.data.stations.filter((s: any) => s.provider.id === 'sandbox-rent').length)
   })
 
   it('one-way rentals: the car is returned at the dropoff, with the one-way fee', async () => {

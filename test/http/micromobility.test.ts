@@ -145,6 +145,15 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
     assert.ok(kinds.has('SERVICE_AREA'))
     const one = await h.api('GET', '/micromobility/zones?provider=sandbox-scoot', t.secret)
     assert.ok(one.body.data.zones.every((z: any) => z.provider.id === 'sandbox-scoot'))
+    assert.deepEqual(one.body.data.providers, [
+      { id: 'sandbox-scoot', name: one.body.data.providers[0].name, status: 'OK', zones: one.body.data.zones.length },
+    ])
+    const failed = await h.api('GET', '/micromobility/zones?provider=sandbox-scoot', t.test, undefined, {
+      'x-sandbox-scenario': 'provider-timeout:sandbox-scoot',
+    })
+    assert.equal(failed.status, 200, failed.text)
+    assert.equal(failed.body.data.providers[0].status, 'TIMEOUT')
+    assert.equal(failed.body.data.providers[0].error.code, 'TIMEOUT')
     const far = await h.api('GET', '/micromobility/zones?bbox=2.0,48.0,2.1,48.1', t.secret)
     assert.deepEqual(far.body.data.zones, [])
     assert.equal(

@@ -106,6 +106,9 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(failed.status, 200, failed.text)
     assert.deepEqual(failed.body.data.stops, [])
     assert.equal(failed.body.data.providers[0].status, 'FAILED')
+    assert.equal(failed.body.data.providers[0].error.code, 'PROVIDER_ERROR')
+    assert.equal(failed.body.data.providers[0].stops, 0)
+    assert.ok(first.body.data.providers[0].stops > 0)
     assert.equal(failed.body.data.pagination.hasMore, true, 'the failed provider is asked again on the next page')
     const seen = first.body.data.stops.map((s: any) => s.stopId)
     cursor = failed.body.data.pagination.nextCursor

@@ -6,6 +6,7 @@ import type { carStations } from '../../domain/cars/stations.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
 import { CursorPagination, OffsetQuery, responses } from '../../http/schemas.ts'
+import { providerOutcome } from '../shared/schemas.ts'
 import {
   Booking,
   BookingChange,
@@ -18,7 +19,6 @@ import {
   OfferTokenBody,
   PrebookRequest,
   PrebookResult,
-  SourceStatus,
   Station,
   StationQuery,
   VehicleActionRequest,
@@ -82,7 +82,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
           Type.Object({
             stations: Type.Array(Station),
             pagination: CursorPagination,
-            providers: Type.Array(SourceStatus),
+            providers: Type.Array(providerOutcome('stations', 'Stations of this provider near the point')),
           }),
         ),
       },

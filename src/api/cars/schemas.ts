@@ -9,6 +9,7 @@ import {
   LocationSearch,
   Price,
   ProviderDisplay,
+  providerOutcome,
   Warning,
 } from '../shared/schemas.ts'
 
@@ -213,16 +214,7 @@ export const CarSearchRequest = Type.Object(
 )
 export type CarSearchRequest = Static<typeof CarSearchRequest>
 
-export const SourceStatus = Type.Object(
-  {
-    id: Type.String({ description: 'Provider id' }),
-    name: Type.String(),
-    status: enumOf(['OK', 'FAILED', 'TIMEOUT'] as const),
-    offers: Type.Integer({ description: 'Offers this provider contributed on this page request' }),
-    error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-  },
-  { title: 'ProviderStatus' },
-)
+export const SourceStatus = providerOutcome('offers', 'Offers this provider contributed on this page request')
 
 export const CarSearchResult = Type.Object(
   {

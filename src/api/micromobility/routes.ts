@@ -5,6 +5,7 @@ import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
 import { responses } from '../../http/schemas.ts'
+import { providerOutcome } from '../shared/schemas.ts'
 import {
   MicroSearchRequest,
   MicroSearchResult,
@@ -182,7 +183,10 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
         ),
         querystring: ZoneQuery,
         response: responses(
-          Type.Object({ zones: Type.Array(Zone), providers: MicroSearchResult.properties.providers }),
+          Type.Object({
+            zones: Type.Array(Zone),
+            providers: Type.Array(providerOutcome('zones', 'Zones of this provider in the area')),
+          }),
         ),
       },
     },

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { DeepLinks, enumOf, Price } from '../shared/schemas.ts'
+import { DeepLinks, enumOf, Price, providerOutcome } from '../shared/schemas.ts'
 
 export const VEHICLE_TYPES = ['SCOOTER', 'BICYCLE', 'CARGO_BICYCLE', 'MOPED', 'CAR', 'OTHER'] as const
 export const PROPULSION_TYPES = ['HUMAN', 'ELECTRIC_ASSIST', 'ELECTRIC', 'COMBUSTION', 'HYBRID', 'OTHER'] as const
@@ -64,15 +64,7 @@ export const MicroSearchResult = Type.Object({
   results: Type.Array(MicroVehicle, { description: 'The vehicles, nearest first' }),
   vehicles: Type.Array(MicroVehicle, { description: 'The same list as `results`' }),
   pagination: CursorPagination,
-  providers: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      status: enumOf(['OK', 'FAILED', 'TIMEOUT'] as const),
-      vehicles: Type.Integer(),
-      error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-    }),
-  ),
+  providers: Type.Array(providerOutcome('vehicles', 'Vehicles of this provider in the search area')),
 })
 
 export const UserLocation = Type.Object(

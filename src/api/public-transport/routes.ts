@@ -7,7 +7,7 @@ import type { PublicTransportTickets } from '../../domain/public-transport/ticke
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
 import { OffsetPagination, OffsetQuery, responses } from '../../http/schemas.ts'
-import { Price } from '../shared/schemas.ts'
+import { Price, providerOutcome } from '../shared/schemas.ts'
 import {
   Departure,
   DepartureQuery,
@@ -34,13 +34,8 @@ export interface PublicTransportRouteDeps {
   clock: () => Date
 }
 
-const SourceList = Type.Array(
-  Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    status: Type.Union([Type.Literal('OK'), Type.Literal('FAILED'), Type.Literal('TIMEOUT')]),
-  }),
-)
+const sourceList = <K extends 'stops' | 'journeys'>(count: K) =>
+  Type.Array(providerOutcome(count, `${count === 'stops' ? 'Stops' : 'Journeys'} this provider gave`))
 const Id = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 300 }) })
 const doc = (summary: string, description?: string) => ({
   tags: ['Public Transport'],
@@ -66,7 +61,7 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
           'By coordinates (`latitude`, `longitude`, `radiusMeters`, nearest first) or by text (`query`, ranked; case- and diacritics-insensitive). Cursor pagination works with coordinate search or an explicit `provider`; a text query without provider merges every provider in one answer with `hasMore: false`.',
         ),
         querystring: StopQuery,
-        response: responses(Type.Intersect([StopList, Type.Object({ providers: SourceList })])),
+        response: responses(Type.Intersect([StopList, Type.Object({ providers: sourceList('stops') })])),
       },
     },
     async (request) => ok(request, await stops.stops(request.query, callerOf(request, clock))),
@@ -104,7 +99,7 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
           'From `origin` to `destination` (a stop, coordinates, an address or a place), departing at `departAt` or arriving by `arriveBy` (default: now). Earliest arrival plus alternatives with fewer transfers; each journey lists ticket offers with an `offerToken` for prebook.',
         ),
         body: JourneyRequest,
-        response: responses(Type.Object({ journeys: Type.Array(Journey), providers: SourceList })),
+        response: responses(Type.Object({ journeys: Type.Array(Journey), providers: sourceList('journeys') })),
       },
     },
     async (request) => ok(request, await journeys(request.body, callerOf(request, clock))),

@@ -149,3 +149,25 @@ export const DateRange = Type.Object(
   { title: 'DateRange', additionalProperties: false },
 )
 export type DateRange = Static<typeof DateRange>
+
+/** Why a provider failed in a list answer. */
+export const ProviderError = Type.Object(
+  { code: Type.String({ description: 'An ErrorCode (spec 7)' }), message: Type.String() },
+  { title: 'ProviderError' },
+)
+
+/**
+ * How one provider answered a list request (`providers[]` of search, stations, stops, journeys, vehicles, zones):
+ * OK, FAILED or TIMEOUT, and why it failed. `count` names the field with the items it gave (`offers`, `stations`, ...).
+ */
+export const providerOutcome = <K extends string>(count: K, description: string) =>
+  Type.Object(
+    {
+      id: Type.String({ description: 'Provider id' }),
+      name: Type.String(),
+      status: enumOf(['OK', 'FAILED', 'TIMEOUT'] as const),
+      ...({ [count]: Type.Integer({ minimum: 0, description }) } as Record<K, ReturnType<typeof Type.Integer>>),
+      error: Type.Optional(ProviderError),
+    },
+    { title: 'ProviderOutcome' },
+  )

@@ -3,7 +3,7 @@ import type { Registry } from '../../connectors/registry.ts'
 import { isCarConnector } from '../../connectors/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
-import { mergedPage, sourceStatus } from '../providers/merged-pages.ts'
+import { mergedPage, providerOutcome } from '../providers/merged-pages.ts'
 import { DEFAULT_RADIUS_METERS, placeIdFor } from './locations.ts'
 import { providerDisplay } from './present.ts'
 
@@ -65,12 +65,15 @@ export function carStations(deps: {
     return {
       stations: merged.items,
       pagination: merged.hasMore ? { hasMore: true, nextCursor: merged.nextCursor } : { hasMore: false },
-      providers: answers.map((answer, i) => ({
-        id: providers[i].entry.id,
-        name: providers[i].entry.name,
-        status: sourceStatus(answer),
-        offers: answer.status === 'fulfilled' ? answer.value.length : 0,
-      })),
+      providers: answers.map((answer, i) =>
+        providerOutcome(
+          providers[i],
+          answer,
+          caller.language,
+          'stations',
+          answer.status === 'fulfilled' ? answer.value.length : 0,
+        ),
+      ),
     }
   }
 }

@@ -10,7 +10,7 @@ import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
-import { mergedPage, providerError, sourceStatus } from '../providers/merged-pages.ts'
+import { mergedPage, providerOutcome } from '../providers/merged-pages.ts'
 import { fleetIndexCache } from './fleet-index.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
 
@@ -105,17 +105,15 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
         })),
         compare: (a, b) => a.d - b.d || a.v.vehicleId.localeCompare(b.v.vehicleId),
       })
-      const outcomes = merged.settled.map((answer, i) => {
-        const p = providers[i]
-        const base = { id: p.entry.id, name: p.entry.name }
-        if (answer.status === 'fulfilled') return { ...base, status: 'OK' as const, vehicles: answer.value.length }
-        return {
-          ...base,
-          status: sourceStatus(answer),
-          vehicles: 0,
-          error: providerError(answer.reason, caller.language),
-        }
-      })
+      const outcomes = merged.settled.map((answer, i) =>
+        providerOutcome(
+          providers[i],
+          answer,
+          caller.language,
+          'vehicles',
+          answer.status === 'fulfilled' ? answer.value.length : 0,
+        ),
+      )
       const results = merged.items.map(({ p, v, d }) => present(caller, p, v, d))
       return {
         // Spec 2.1 names `results` among the list keys; `vehicles` says the same for readers of this endpoint.
@@ -168,20 +166,18 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       const answers = await Promise.allSettled(
         providers.map((p) => deps.callProvider(caller, p, 'zones', deps.timeoutMs, (c, ctx) => c.zones(ctx), true)),
       )
+      const zonesOf = answers.map((answer, i) =>
+        answer.status === 'fulfilled'
+          ? answer.value
+              .filter((z) => !area || intersects(z.geometry, area))
+              .map((z) => ({ ...z, provider: { id: providers[i].entry.id, name: providers[i].entry.name } }))
+          : [],
+      )
       return {
-        zones: answers.flatMap((answer, i) =>
-          answer.status === 'fulfilled'
-            ? answer.value
-                .filter((z) => !area || intersects(z.geometry, area))
-                .map((z) => ({ ...z, provider: { id: providers[i].entry.id, name: providers[i].entry.name } }))
-            : [],
+        zones: zonesOf.flat(),
+        providers: answers.map((answer, i) =>
+          providerOutcome(providers[i], answer, caller.language, 'zones', zonesOf[i].length),
         ),
-        providers: answers.map((answer, i) => ({
-          id: providers[i].entry.id,
-          name: providers[i].entry.name,
-          status: answer.status === 'fulfilled' ? ('OK' as const) : ('FAILED' as const),
-          vehicles: 0,
-        })),
       }
     },
   }

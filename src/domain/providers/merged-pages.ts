@@ -101,6 +101,26 @@ export function providerError(reason: unknown, language: string): { code: ErrorC
   return { code, message: errorMessage(language, code, isApiError(reason) ? reason.details?.reason : undefined) }
 }
 
+/**
+ * A provider's entry in a list answer's `providers`: how it answered, how many items it gave (under `count`:
+ * `offers`, `stations`, ...), and why it failed.
+ */
+export function providerOutcome<K extends string>(
+  provider: { entry: { id: string; name: string } },
+  answer: PromiseSettledResult<unknown>,
+  language: string,
+  count: K,
+  items: number,
+) {
+  return {
+    id: provider.entry.id,
+    name: provider.entry.name,
+    status: sourceStatus(answer),
+    ...({ [count]: items } as Record<K, number>),
+    ...(answer.status === 'rejected' ? { error: providerError(answer.reason, language) } : {}),
+  }
+}
+
 /** A provider's status in a list answer (`providers[].status`). */
 export const sourceStatus = (answer: PromiseSettledResult<unknown>): 'OK' | 'FAILED' | 'TIMEOUT' =>
   answer.status === 'fulfilled'

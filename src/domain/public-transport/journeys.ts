@@ -6,7 +6,7 @@ import { resolveLocation } from '../cars/locations.ts'
 import type { OfferTokens } from '../cars/offer-tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
-import { sourceStatus } from '../providers/merged-pages.ts'
+import { providerOutcome } from '../providers/merged-pages.ts'
 import { lineOf, type PtProvider, type PublicTransportStops, scopedStopId, splitStopId } from './stops.ts'
 
 /** Journeys each provider is asked to plan, at most. */
@@ -203,11 +203,9 @@ export function publicTransportJourneys(deps: JourneyDeps) {
     else all.sort((a, b) => Date.parse(a.arrival) - Date.parse(b.arrival) || a.transfers - b.transfers)
     return {
       journeys: all.slice(0, limit),
-      providers: answers.map((a, i) => ({
-        id: providers[i].entry.id,
-        name: providers[i].entry.name,
-        status: sourceStatus(a),
-      })),
+      providers: answers.map((a, i) =>
+        providerOutcome(providers[i], a, caller.language, 'journeys', a.status === 'fulfilled' ? a.value.length : 0),
+      ),
     }
   }
 }

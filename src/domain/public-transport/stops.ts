@@ -12,7 +12,7 @@ import { ApiError } from '../../http/errors.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { providersFor } from '../providers/directory.ts'
-import { mergedPage, sourceStatus } from '../providers/merged-pages.ts'
+import { mergedPage, providerOutcome } from '../providers/merged-pages.ts'
 
 export type PtProvider = Provider & { connector: PublicTransportConnector }
 
@@ -161,11 +161,9 @@ export function publicTransportStops(deps: {
       return {
         stops: merged.items,
         pagination: hasMore ? { hasMore, nextCursor: merged.nextCursor } : { hasMore: false },
-        providers: answers.map((a, i) => ({
-          id: providers[i].entry.id,
-          name: providers[i].entry.name,
-          status: sourceStatus(a),
-        })),
+        providers: answers.map((a, i) =>
+          providerOutcome(providers[i], a, caller.language, 'stops', a.status === 'fulfilled' ? a.value.length : 0),
+        ),
       }
     },
 
