@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeyResolver } from '../domain/tenants/key-resolver.ts'
 import { negotiateLanguage } from '../platform/i18n/index.ts'
-import type { RateLimiter } from '../platform/kv/types.ts'
+import type { RateLimiter, RateLimitResult } from '../platform/kv/types.ts'
 import { ApiError } from './errors.ts'
 
 export interface AuthDeps {
@@ -53,18 +53,11 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
     return reply.status(204).send()
   })
 
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config
-    const permission = config.permission
-    if (config.admin) {
-      if (!adminToken) throw new ApiError('NOT_FOUND', undefined, { reason: 'ROUTE_NOT_FOUND' })
-      if (!sameSecret(bearer(request), adminToken)) {
-        throw new ApiError('UNAUTHORIZED', undefined, { reason: 'ADMIN_TOKEN_INVALID' })
-      }
-      return
-    }
-    if (!permission) return
-
+  /**
+   * The key's tenant, language, rate-limit headers and CORS headers (publishable keys from an allowed origin).
+   * Throws for an unknown key and a publishable key from another origin.
+   */
+  async function authenticate(request: FastifyRequest, reply: FastifyReply) {
     const resolved = await keys.resolve(bearer(request))
     if (!resolved.ok) throw new ApiError('UNAUTHORIZED', undefined, { reason: resolved.reason })
     const { key, tenant } = resolved
@@ -87,14 +80,33 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
         .header('vary', 'Origin')
         .header('access-control-expose-headers', EXPOSED_HEADERS)
     }
-    if (!rate.allowed) {
-      throw new ApiError(
-        'RATE_LIMIT_EXCEEDED',
-        undefined,
-        { limit: rate.limit, windowSeconds: key.rateLimitWindowSeconds, retryAfterSeconds: rate.retryAfter },
-        { headers: { 'retry-after': String(rate.retryAfter) } },
-      )
+    return { key, tenant, rate }
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config
+    const permission = config.permission
+    if (config.admin) {
+      if (!adminToken) throw new ApiError('NOT_FOUND', undefined, { reason: 'ROUTE_NOT_FOUND' })
+      if (!request.headers.authorization)
+        throw new ApiError('AUTHENTICATION_REQUIRED', undefined, { reason: 'ADMIN_TOKEN_REQUIRED' })
+      if (!sameSecret(bearer(request), adminToken)) {
+        throw new ApiError('UNAUTHORIZED', undefined, { reason: 'ADMIN_TOKEN_INVALID' })
+      }
+      return
     }
+    if (!permission) {
+      // No endpoint here (404), but a key's holder still gets its language, rate-limit and CORS headers, and the
+      // request counts against the key, as on every authenticated response. Without a usable key: the plain 404.
+      if (request.is404 && request.headers.authorization) {
+        const { key, rate } = await authenticate(request, reply).catch(() => ({ key: undefined, rate: undefined }))
+        if (key && rate && !rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
+      }
+      return
+    }
+
+    const { key, tenant, rate } = await authenticate(request, reply)
+    if (!rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
     if (!key.permissions.includes(permission)) {
       throw new ApiError('FORBIDDEN', undefined, { reason: 'MISSING_PERMISSION', requiredPermission: permission })
     }
@@ -110,3 +122,11 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
     }
   })
 }
+
+const rateLimited = (rate: RateLimitResult, windowSeconds: number) =>
+  new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    undefined,
+    { limit: rate.limit, windowSeconds, retryAfterSeconds: rate.retryAfter },
+    { headers: { 'retry-after': String(rate.retryAfter) } },
+  )

@@ -98,6 +98,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   const language = request.language || negotiateLanguage(request.headers['accept-language'], 'en')
   for (const [name, value] of Object.entries(apiError.headers ?? {})) reply.header(name, value)
   reply.header('content-language', language)
+  // RFC 6750: a 401 names the scheme it wants, and why a given token failed.
+  if (status === 401)
+    reply.header(
+      'www-authenticate',
+      apiError.code === 'UNAUTHORIZED'
+        ? 'Bearer realm="mobility-api", error="invalid_token"'
+        : 'Bearer realm="mobility-api"',
+    )
   // Also for errors raised before the onRequest hook ran (a malformed URL).
   reply.header('x-request-id', request.id)
   return reply

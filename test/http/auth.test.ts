@@ -23,6 +23,7 @@ describe('authentication and permissions', { skip: skipReason }, () => {
     const res = await h.api('GET', '/auth/check')
     assert.equal(res.status, 401)
     assert.equal(res.body.error.code, 'AUTHENTICATION_REQUIRED')
+    assert.equal(res.headers['www-authenticate'], 'Bearer realm="mobility-api"')
   })
 
   it('401 UNAUTHORIZED for malformed, unknown and non-bearer keys', async () => {
@@ -32,6 +33,34 @@ describe('authentication and permissions', { skip: skipReason }, () => {
       const res = await h.request({ url: '/mobility-api/v2/auth/check', headers: { authorization: header } })
       assert.equal(res.status, 401, header)
       assert.equal(res.body.error.code, 'UNAUTHORIZED', header)
+      assert.match(String(res.headers['www-authenticate']), /^Bearer .*error="invalid_token"/, header)
+    }
+  })
+
+  it('an unknown path or method with a valid key: 404 in the tenant language, with rate-limit and CORS headers', async () => {
+    const german = await createTenant(h, { defaultLanguage: 'de', allowedOrigins: ['https://app.example'] })
+    const first = await h.api('GET', '/nowhere', german.secret)
+    assert.equal(first.status, 404)
+    assert.equal(first.body.error.details.reason, 'ROUTE_NOT_FOUND')
+    assert.equal(first.headers['content-language'], 'de')
+    assert.equal(first.headers['x-ratelimit-limit'], '100')
+    const second = await h.api('DELETE', '/auth/check', german.secret)
+    assert.equal(second.status, 404)
+    assert.equal(second.body.error.details.reason, 'METHOD_NOT_ALLOWED')
+    assert.equal(Number(second.headers['x-ratelimit-remaining']), Number(first.headers['x-ratelimit-remaining']) - 1)
+    const browser = await h.request({
+      url: '/mobility-api/v2/nowhere',
+      key: german.publishable,
+      headers: { origin: 'https://app.example' },
+    })
+    assert.equal(browser.status, 404)
+    assert.equal(browser.headers['access-control-allow-origin'], 'https://app.example')
+    // No key, or a key that does not work: the plain 404, nothing counted.
+    for (const key of [undefined, 'svc_live_unknown']) {
+      const plain = await h.api('GET', '/nowhere', key)
+      assert.equal(plain.status, 404)
+      assert.equal(plain.headers['x-ratelimit-limit'], undefined)
+      assert.equal(plain.headers['content-language'], 'en')
     }
   })
 
@@ -154,6 +183,8 @@ describe('authentication and permissions', { skip: skipReason }, () => {
     const none = await h.request({ url: '/admin/v1/tenants' })
     assert.equal(none.status, 401)
     assert.equal(none.body.error.code, 'AUTHENTICATION_REQUIRED')
+    assert.equal(none.body.error.details.reason, 'ADMIN_TOKEN_REQUIRED')
+    assert.match(none.body.error.message, /admin token/, 'asks for the admin token, not an API key')
     const wrong = await h.request({ url: '/admin/v1/tenants', key: 'wrong-token-wrong-token' })
     assert.equal(wrong.status, 401)
     assert.equal(wrong.body.error.code, 'UNAUTHORIZED')
