@@ -12,7 +12,7 @@ async function main() {
   for (const problem of problems) app.log.warn(`provider unavailable: ${problem}`)
   for (const warning of configWarnings(config)) app.log.warn(warning)
 
-  const demo = await runtime.store.withAdvisoryLock(DEMO_LOCK, () => app.services.tenants.ensureDemoTenant())
+  const demo = await runtime.store.withAdvisoryLock(DEMO_LOCK, () => app.services.tenants.ensureDemoTenant(config.port))
   await app.listen({ port: config.port, host: config.host })
   runtime.jobs.start()
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`

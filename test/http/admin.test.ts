@@ -118,6 +118,7 @@ describe('admin API /admin/v1', { skip: skipReason }, () => {
       { type: 'secret', environment: 'live', permissions: ['everything'] },
       { type: 'secret', environment: 'live', rateLimit: { limit: 0, windowSeconds: 60 } },
       { type: 'secret', environment: 'live', expiresAt: 'tomorrow' },
+      { type: 'secret', environment: 'live', name: '' },
     ]
     for (const payload of cases) {
       const res = await h.admin('POST', `/tenants/${id}/keys`, payload)

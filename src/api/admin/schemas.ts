@@ -88,7 +88,7 @@ export const ApiKeyCreate = Type.Object(
     permissions: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true })),
     rateLimit: Type.Optional(RateLimitSetting),
     expiresAt: Type.Optional(DateTime),
-    name: Type.Optional(Type.String({ maxLength: 200 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
   { additionalProperties: false },
 )

@@ -138,13 +138,16 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
       await onChange()
       return toApiKey(row!)
     },
-    /** First start on an empty store: a demo tenant with a live secret, a live publishable and a test key. */
-    async ensureDemoTenant(): Promise<{ tenant: Tenant; keys: CreatedApiKey[] } | undefined> {
+    /**
+     * First start on an empty store: a demo tenant with a live secret, a live publishable and a test key. Its
+     * publishable key works from pages the service itself serves (the explorer), on the port it listens on.
+     */
+    async ensureDemoTenant(port = 3000): Promise<{ tenant: Tenant; keys: CreatedApiKey[] } | undefined> {
       if ((await repo.countTenants()) > 0) return undefined
       const tenant = await this.createTenant({
         name: 'Demo',
         organization: 'Demo Organization',
-        allowedOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000'],
+        allowedOrigins: [`http://localhost:${port}`, `http://127.0.0.1:${port}`],
       })
       const keys = [
         await this.createKey(tenant.id, { type: 'secret', environment: 'live', name: 'demo live secret' }),
