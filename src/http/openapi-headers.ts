@@ -21,7 +21,7 @@ const requestHeaders = {
     },
     'x-sandbox-scenario': {
       type: 'string',
-      description: `Test keys only: comma-separated \`<scenario>[:<providerId>]\` entries that make sandbox providers misbehave on purpose. ${scenarioList}`,
+      description: `Test keys only: comma-separated \`<scenario>[:<providerId>]\` entries that make sandbox providers misbehave on purpose; an unknown scenario answers 400 INVALID_REQUEST (live keys ignore the header). ${scenarioList}`,
     },
   },
 }

@@ -409,6 +409,18 @@ describe('POST /cars', { skip: skipReason }, () => {
   it('honours X-Sandbox-Scenario for test keys only', async () => {
     const live = await searchCars(h, t.secret, { limit: 100 }, { 'x-sandbox-scenario': 'provider-error:sandbox-share' })
     assert.ok(live.body.data.providers.every((p: any) => p.status === 'OK'))
+    const typoOnLive = await searchCars(h, t.secret, { limit: 1 }, { 'x-sandbox-scenario': 'provider-eror' })
+    assert.equal(typoOnLive.status, 200, 'live keys ignore the header altogether')
+    // A test key's typo answers 400 instead of passing silently.
+    for (const header of ['provider-eror:sandbox-share', 'sold-out:a:b', 'Provider-Error', 'x,provider-error']) {
+      const res = await searchCars(h, t.test, { limit: 1 }, { 'x-sandbox-scenario': header })
+      assert.equal(res.status, 400, header)
+      assert.equal(res.body.error.code, 'INVALID_REQUEST', header)
+      assert.ok(res.body.error.details['X-Sandbox-Scenario'], header)
+      assert.ok(res.body.error.details.knownScenarios.includes('provider-error'))
+    }
+    const fine = await searchCars(h, t.test, { limit: 1 }, { 'x-sandbox-scenario': ' provider-slow:nobody , ' })
+    assert.equal(fine.status, 200, 'a known scenario aimed at a provider the tenant lacks does nothing')
   })
 
   it('lets publishable keys search from an allowed origin, not book', async () => {

@@ -1,5 +1,6 @@
 import type { Registry } from '../../connectors/registry.ts'
 import { later, type Resilience } from '../../connectors/resilience.ts'
+import { SANDBOX_SCENARIOS } from '../../connectors/sandbox/common.ts'
 import type { CallContext, Connector, Operation, Provider, Scenario } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import type { TenantRow } from '../../store/schema.ts'
@@ -23,19 +24,31 @@ export interface Caller {
   signal?: AbortSignal
 }
 
+const SCENARIO_NAMES: readonly string[] = SANDBOX_SCENARIOS.map((s) => s.name)
+const MAX_SCENARIOS = 20
+
+/**
+ * The X-Sandbox-Scenario entries of a test key's request (live keys: none, whatever the header says). An entry that
+ * is not `<scenario>` or `<scenario>:<providerId>` of a known scenario answers 400, so a typo never passes silently.
+ */
 export function parseScenarios(header: string | string[] | undefined, environment: Environment): Scenario[] {
   if (environment !== 'test' || !header) return []
-  return [header]
+  const parts = [header]
     .flat()
     .join(',')
     .split(',')
     .map((part) => part.trim())
-    .filter((part) => /^[a-z0-9-]+(:[a-z0-9-]+)?$/.test(part))
-    .slice(0, 20)
-    .map((part) => {
-      const [name, target] = part.split(':')
-      return target ? { name, target } : { name }
-    })
+    .filter((part) => part !== '')
+  const invalid = (message: string) =>
+    new ApiError('INVALID_REQUEST', undefined, { 'X-Sandbox-Scenario': message, knownScenarios: SCENARIO_NAMES })
+  if (parts.length > MAX_SCENARIOS) throw invalid(`must list at most ${MAX_SCENARIOS} scenarios`)
+  return parts.map((part) => {
+    const [name, target, ...rest] = part.split(':')
+    if (rest.length > 0 || !/^[a-z0-9-]+$/.test(name) || (target !== undefined && !/^[A-Za-z0-9_.-]+$/.test(target)))
+      throw invalid(`"${part.slice(0, 100)}" is not <scenario> or <scenario>:<providerId>`)
+    if (!SCENARIO_NAMES.includes(name)) throw invalid(`"${name.slice(0, 100)}" is not a known scenario`)
+    return target ? { name, target } : { name }
+  })
 }
 
 /**
