@@ -167,7 +167,12 @@ export async function createApp(deps: AppDeps) {
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
     // The language the answer's names, descriptions and messages are in (errors set it themselves).
-    if (request.language && !reply.hasHeader('content-language')) reply.header('content-language', request.language)
+    if (request.language) {
+      if (!reply.hasHeader('content-language')) reply.header('content-language', request.language)
+      // Answers depend on the key and the language: shared caches must keep them apart.
+      const vary = reply.getHeader('vary')
+      reply.header('vary', vary ? `${vary}, Authorization, Accept-Language` : 'Authorization, Accept-Language')
+    }
     done(null, payload)
   })
   app.addHook('onResponse', (request, reply, done) => {

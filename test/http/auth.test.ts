@@ -66,6 +66,7 @@ describe('authentication and permissions', { skip: skipReason }, () => {
 
   it('reports the caller in /auth/check', async () => {
     const res = await h.api('GET', '/auth/check', t.secret)
+    assert.equal(res.headers.vary, 'Authorization, Accept-Language', 'answers differ per key and language')
     const data = res.body.data
     assert.equal(data.tenant.id, t.tenant.id)
     assert.equal(data.key.type, 'secret')
