@@ -158,9 +158,13 @@ export function carBookings(deps: BookingDeps) {
         notes: changes.notes ?? extras.notes,
         statusHistory: history,
       })
-      // A read that finds nothing new writes nothing: reading never moves `updatedAt`.
-      if (fromRead && fresh.status === row.status && sameRecord(record, row.record))
+      // A read that finds nothing new writes nothing, so reading never moves `updatedAt`; unless another request
+      // wrote meanwhile, whose newer row is the answer then.
+      if (fromRead && fresh.status === row.status && sameRecord(record, row.record)) {
+        const latest = await deps.repo.find(caller.tenant.id, caller.environment, row.id)
+        if (latest && latest.version !== row.version) return storedView(latest)
         return presentBooking(row.id, p, fresh, 'STANDARD', { ...extras, driver: record.driver, notes: record.notes })
+      }
       const updated = await deps.repo.update(
         row.id,
         row.version,
