@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { BER_AIRPORT, bookFirst, DRIVER, near, period, searchCars } from '../helpers/cars.ts'
-import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
+import {
+  createKey,
+  createTenant,
+  type Harness,
+  skipReason,
+  startHarness,
+  type TenantFixture,
+} from '../helpers/harness.ts'
 
 describe('car offer details, prebook and booking', { skip: skipReason }, () => {
   let h: Harness
@@ -9,6 +16,9 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
   before(async () => {
     h = await startHarness()
     t = await createTenant(h)
+    // This file makes more than the default 100 requests a minute with one key; rate limits are tested elsewhere.
+    const roomy = { type: 'secret', environment: 'live', rateLimit: { limit: 10_000, windowSeconds: 60 } }
+    t.secret = (await createKey(h, t.tenant.id, roomy)).secret
   })
   after(() => h.close())
 
@@ -227,6 +237,28 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     const field = missing.body.error.details.requiredFields[0]
     assert.deepEqual(Object.keys(field).sort(), ['field', 'label', 'message', 'type'])
     assert.equal(field.field, 'flightNumber')
+    // The label and message are for the driver's form: in the caller's language.
+    const german = await h.api(
+      'POST',
+      '/cars/bookings',
+      t.secret,
+      { prebookedOfferToken: token, driver: DRIVER },
+      {
+        'accept-language': 'de',
+      },
+    )
+    assert.equal(german.body.error.details.requiredFields[0].label, 'Flugnummer')
+    // A value of the wrong type is invalid, not missing.
+    for (const flightNumber of [true, 'not a flight']) {
+      const wrong = await h.api('POST', '/cars/bookings', t.secret, {
+        prebookedOfferToken: token,
+        driver: DRIVER,
+        additionalFields: { flightNumber },
+      })
+      assert.equal(wrong.status, 400, wrong.text)
+      assert.equal(wrong.body.error.code, 'INVALID_REQUEST', String(flightNumber))
+      assert.ok(wrong.body.error.details['additionalFields.flightNumber'])
+    }
     const booked = await h.api('POST', '/cars/bookings', t.secret, {
       prebookedOfferToken: token,
       driver: DRIVER,
@@ -315,9 +347,12 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
       codes.push(res.status === 201 ? 'BOOKED' : res.body.error.code)
       if (res.body.error?.code === 'NO_AVAILABLE_CARD') assert.equal(res.status, 409)
     }
-    assert.ok(codes.includes('BOOKED'))
+    assert.ok(codes.includes('BOOKED'), JSON.stringify(codes))
     assert.ok(codes.includes('NO_AVAILABLE_CARD'), codes.join())
     const conflict = codes.indexOf('NO_AVAILABLE_CARD')
-    assert.ok(codes.slice(conflict).every((c) => c === 'NO_AVAILABLE_CARD'))
+    assert.ok(
+      codes.slice(conflict).every((c) => c === 'NO_AVAILABLE_CARD'),
+      codes.join(),
+    )
   })
 })

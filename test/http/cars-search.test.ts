@@ -83,6 +83,17 @@ describe('POST /cars', { skip: skipReason }, () => {
     const rounded = res.body.data.warnings.find((w: any) => w.code === 'TIME_ROUNDED')
     assert.ok(rounded, 'the sandbox rounds 09:10 to the half hour and says so')
     assert.ok(rounded.details.originalValue !== undefined && rounded.details.newValue !== undefined)
+    const french = await h.api(
+      'POST',
+      '/cars',
+      t.secret,
+      { pickup: near(), dates: { start: local(start), end: local(end) }, limit: 5 },
+      { 'accept-language': 'fr' },
+    )
+    const roundedFr = french.body.data.warnings.find((w: any) => w.code === 'TIME_ROUNDED')
+    assert.match(roundedFr.message, /demi-heure/, 'warnings in the caller language')
+    assert.match(french.body.data.offers[0].recommendation.reason, /^[^A-Z]*[A-Z]/)
+    assert.notEqual(french.body.data.offers[0].recommendation.reason, res.body.data.offers[0].recommendation.reason)
   })
 
   it('a request shorter than the rounding step becomes a rental of one step, never one without length', async () => {

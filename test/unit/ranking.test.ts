@@ -118,7 +118,7 @@ describe('ranking', () => {
           ordered.providerIds,
           expected.map((e) => `p${e.index}`),
         )
-        const recs = ordered.recommendations.map(unpackRecommendation)
+        const recs = ordered.recommendations.map((r) => unpackRecommendation(r))
         assert.deepEqual(
           recs.map((r) => r?.score ?? 0),
           expected.map((e) => e.score),

@@ -1,5 +1,6 @@
 import type { CarFilters, Recommendation, SortBy } from '../../api/cars/schemas.ts'
 import type { ProviderCarOffer } from '../../connectors/types.ts'
+import { recommendationReason } from '../../platform/i18n/index.ts'
 
 /** An offer in a search session: the provider's offer plus who made it and how it scored. */
 export interface PooledOffer {
@@ -32,12 +33,6 @@ const REASONS: Record<Axis, Recommendation['reasonCode']> = {
   cost: 'LOWEST_PRICE',
   time: 'SHORTEST_DISTANCE',
   co2: 'LOWEST_CO2',
-}
-const REASON_TEXT: Record<Recommendation['reasonCode'], string> = {
-  BEST_OVERALL: 'Best balance of price, distance and emissions in this search',
-  LOWEST_PRICE: 'Scores best on price',
-  SHORTEST_DISTANCE: 'Scores best on distance to the searched location',
-  LOWEST_CO2: 'Scores best on CO2 emissions',
 }
 
 const REASON_ORDER: Recommendation['reasonCode'][] = ['BEST_OVERALL', 'LOWEST_PRICE', 'SHORTEST_DISTANCE', 'LOWEST_CO2']
@@ -122,7 +117,7 @@ const withReason = (packed: number, reason: number) => {
   return score + 101 * (reason + 4 * Math.floor(rest / 4))
 }
 
-export function unpackRecommendation(n: number): Recommendation | undefined {
+export function unpackRecommendation(n: number, language = 'en'): Recommendation | undefined {
   if (n < 0) return undefined
   const score = n % 101
   let rest = Math.floor(n / 101)
@@ -134,14 +129,14 @@ export function unpackRecommendation(n: number): Recommendation | undefined {
     rest = Math.floor(rest / FACTOR_STATES)
     if (f !== ABSENT) factors[axis] = f / 1000
   }
-  return { score, reasonCode, reason: REASON_TEXT[reasonCode], factors }
+  return { score, reasonCode, reason: recommendationReason(language, reasonCode), factors }
 }
 
-/** Entries `from` (inclusive) to `to` (exclusive) of a packed pool. */
-export function unpackPool(pool: PackedPool, from = 0, to = pool.offers.length): PooledOffer[] {
+/** Entries `from` (inclusive) to `to` (exclusive) of a packed pool, with recommendation reasons in `language`. */
+export function unpackPool(pool: PackedPool, from = 0, to = pool.offers.length, language = 'en'): PooledOffer[] {
   const items: PooledOffer[] = []
   for (let i = from; i < Math.min(to, pool.offers.length); i++) {
-    const recommendation = unpackRecommendation(pool.recommendations[i])
+    const recommendation = unpackRecommendation(pool.recommendations[i], language)
     items.push({
       providerId: pool.providerIds[i],
       offer: pool.offers[i],

@@ -257,7 +257,7 @@ export function carSearch(deps: SearchDeps) {
 
     const s = session!
     const at = offset - (s.base ?? 0)
-    const page = unpackPool(s.pool, at, at + limit)
+    const page = unpackPool(s.pool, at, at + limit, caller.language)
     const hasMore = s.pool.offers.length > at + limit || !!s.more || s.pending.length > 0
     let nextCursor: string | undefined
     if (hasMore || sessionId) {

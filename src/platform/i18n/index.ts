@@ -6,6 +6,8 @@ import fr from './fr.json' with { type: 'json' }
 export interface Catalog {
   errors: Record<ErrorCode, string>
   reasons: Record<string, string>
+  /** `reason` of a car offer's recommendation, by reasonCode. */
+  recommendations: Record<string, string>
 }
 
 export const CATALOGS: Record<string, Catalog> = { en, de, fr } as Record<string, Catalog>
@@ -62,4 +64,9 @@ export function errorMessage(language: Language, code: ErrorCode, reason?: unkno
   const catalog = CATALOGS[language] ?? CATALOGS.en
   if (typeof reason === 'string' && catalog.reasons[reason]) return catalog.reasons[reason]
   return catalog.errors[code] ?? CATALOGS.en.errors[code] ?? code
+}
+
+/** The `reason` text of a recommendation's reasonCode in the caller's language. */
+export function recommendationReason(language: Language, reasonCode: string): string {
+  return (CATALOGS[language] ?? CATALOGS.en).recommendations[reasonCode] ?? CATALOGS.en.recommendations[reasonCode]
 }

@@ -4,10 +4,11 @@ import { ApiError } from '../../../http/errors.ts'
 import type { OfferTerms, ProviderCarOffer } from '../../types.ts'
 import type { SandboxVehicleModel } from './fleet.ts'
 import { type Contact, cancellationPolicy, changePolicies, type PolicyInput, pickupRequirements } from './policies.ts'
-import { money, oneWayFee, type Quote, quote, YOUNG_DRIVER_AGE } from './pricing.ts'
+import { oneWayFee, type Quote, quote, YOUNG_DRIVER_AGE } from './pricing.ts'
 import type { CarProfile } from './profiles.ts'
 import { encodeOfferRef, type OfferParams } from './refs.ts'
 import { COUNTRY_NAMES, pick, type SandboxStation } from './stations.ts'
+import { textsFor } from './texts.ts'
 import { priced, summariesAt, upsellPrice, upsellsAt } from './upsells.ts'
 
 /** What the offer builders need to know about the provider and the call. */
@@ -29,15 +30,14 @@ export interface Resolved {
   end: Date
 }
 
-export const FLIGHT_NUMBER: RequiredField = {
-  field: 'flightNumber',
-  type: 'string',
-  label: 'Flight number',
-  message: 'The airport station needs your flight number to hold the car if the flight is late.',
-}
+export const FLIGHT_NUMBER = 'flightNumber'
 
-export const requiredFields = (pickup: SandboxStation): RequiredField[] =>
-  pickup.type === 'AIRPORT' ? [FLIGHT_NUMBER] : []
+/** What a booking at this station needs besides the driver: the flight number at airports, in the caller's language. */
+export function requiredFields(pickup: SandboxStation, language: string): RequiredField[] {
+  if (pickup.type !== 'AIRPORT') return []
+  const texts = textsFor(language)
+  return [{ field: FLIGHT_NUMBER, type: 'string', label: texts.flightLabel, message: texts.flightMessage }]
+}
 
 /** The stations, model and period of an offer; OFFER_EXPIRED when the provider no longer has them. */
 export function resolve(profile: CarProfile, params: OfferParams): Resolved {
@@ -109,12 +109,13 @@ export function quoteFor(profile: CarProfile, params: OfferParams, r: Resolved, 
   })
 }
 
-function offerWarnings(params: OfferParams, r: Resolved, q: Quote, free: number): Warning[] {
+function offerWarnings(params: OfferParams, r: Resolved, q: Quote, free: number, language: string): Warning[] {
+  const texts = textsFor(language)
   const warnings: Warning[] = []
   if (free === 1) {
     warnings.push({
       code: 'LIMITED_AVAILABILITY',
-      message: 'Only one car of this model is left for these dates',
+      message: texts.limited,
       severity: 'WARNING',
     })
   }
@@ -122,7 +123,7 @@ function offerWarnings(params: OfferParams, r: Resolved, q: Quote, free: number)
   if (oneWay > 0) {
     warnings.push({
       code: 'ONE_WAY_FEE_APPLIES',
-      message: `Returning the car at another station costs a one-way fee of ${money(oneWay)} (included in the price)`,
+      message: texts.oneWay(oneWay),
       severity: 'INFO',
       details: { newValue: oneWay },
     })
@@ -130,7 +131,7 @@ function offerWarnings(params: OfferParams, r: Resolved, q: Quote, free: number)
   if (params.g !== undefined && params.g < YOUNG_DRIVER_AGE) {
     warnings.push({
       code: 'AGE_RESTRICTION_APPLIES',
-      message: 'Drivers under 25 pay a young driver surcharge (included in the price)',
+      message: texts.young,
       severity: 'INFO',
       field: 'driverAge',
       details: { originalValue: params.g },
@@ -140,7 +141,7 @@ function offerWarnings(params: OfferParams, r: Resolved, q: Quote, free: number)
   if (included && params.k > included) {
     warnings.push({
       code: 'ADDITIONAL_FEES_MAY_APPLY',
-      message: `Only ${included} km are included; the estimated extra kilometres are charged`,
+      message: texts.mileage(included),
       severity: 'INFO',
       field: 'estimatedKilometers',
       details: { originalValue: params.k, newValue: included },
@@ -177,7 +178,7 @@ export function buildOffer(
       ? { android: `${scope.websiteUrl}/app/${linkPath}`, ios: `${scope.websiteUrl}/app/${linkPath}`, web }
       : { web },
     availableUpsells: summariesAt(scope.profile.upsells, r.pickup),
-    warnings: offerWarnings(params, r, q, free),
+    warnings: offerWarnings(params, r, q, free, scope.language),
   }
   return { offer, quote: q }
 }

@@ -23,12 +23,13 @@ import {
   resolve,
 } from './offers.ts'
 import { minimumAge } from './policies.ts'
-import { money, oneWayFee, priceDrift, rentalDays } from './pricing.ts'
+import { oneWayFee, priceDrift, rentalDays } from './pricing.ts'
 import { roundPeriod } from './profiles.ts'
 import { decodeOfferRef, decodePrebookRef, encodePrebookRef, type OfferParams } from './refs.ts'
 import type { CarRuntime } from './runtime.ts'
 import type { SandboxStation } from './stations.ts'
 import type { BookingRecord } from './store.ts'
+import { textsFor } from './texts.ts'
 
 /** How many search answers a provider keeps at hand, and for how long at most (a safety net for the version). */
 const OFFER_MEMO_ANSWERS = 64
@@ -75,10 +76,10 @@ const nearest = (stations: SandboxStation[], area: GeoArea) =>
     .filter((s) => s.distance <= area.radiusMeters)
     .sort((a, b) => a.distance - b.distance)
 
-function timeRounded(field: string, from: Date, to: Date): Warning {
+function timeRounded(field: string, from: Date, to: Date, language: string): Warning {
   return {
     code: 'TIME_ROUNDED',
-    message: `The provider rents in half hours: ${from.toISOString()} became ${to.toISOString()}`,
+    message: textsFor(language).rounded(from.toISOString(), to.toISOString()),
     severity: 'INFO',
     field,
     details: { originalValue: from.toISOString(), newValue: to.toISOString() },
@@ -110,8 +111,9 @@ export function shopping(rt: CarRuntime) {
       const { start, end } = roundPeriod(query.start, query.end, profile.roundMinutes)
       const searchedPeriod = { start: start.toISOString(), end: end.toISOString() }
       const warnings: Warning[] = []
-      if (start.getTime() !== query.start.getTime()) warnings.push(timeRounded('dates.start', query.start, start))
-      if (end.getTime() !== query.end.getTime()) warnings.push(timeRounded('dates.end', query.end, end))
+      if (start.getTime() !== query.start.getTime())
+        warnings.push(timeRounded('dates.start', query.start, start, ctx.language))
+      if (end.getTime() !== query.end.getTime()) warnings.push(timeRounded('dates.end', query.end, end, ctx.language))
       const none = { offers: [], searchedPeriod, warnings }
       const age = query.driverAge
       if (soldOut(ctx) || start <= ctx.now || rentalDays(start, end) > profile.maxDays) return none
@@ -198,14 +200,14 @@ export function shopping(rt: CarRuntime) {
         warnings.push(
           {
             code: 'PRICE_CHANGED',
-            message: `The provider changed the price from ${money(before)} to ${money(total)}`,
+            message: textsFor(ctx.language).priceChanged(before, total),
             severity: up ? 'WARNING' : 'INFO',
             field: 'price.totalPrice',
             details,
           },
           {
             code: up ? 'PRICE_INCREASED' : 'PRICE_DECREASED',
-            message: up ? 'The price went up since the search' : 'The price went down since the search',
+            message: up ? textsFor(ctx.language).priceUp : textsFor(ctx.language).priceDown,
             severity: up ? 'WARNING' : 'INFO',
             field: 'price.totalPrice',
             details,
@@ -222,7 +224,7 @@ export function shopping(rt: CarRuntime) {
         }),
         offer,
         terms: buildTerms(scope, r, total, lateFeeOf(profile, quote), quote.days, ctx.now),
-        requiredFields: requiredFields(r.pickup),
+        requiredFields: requiredFields(r.pickup, ctx.language),
         appAccessAvailable: profile.appAccess,
         warnings,
       }
@@ -245,16 +247,16 @@ export function shopping(rt: CarRuntime) {
           'driver.dateOfBirth': `the driver must be at least ${youngest} at pickup for this car`,
         })
       }
-      const fields = requiredFields(r.pickup)
+      const fields = requiredFields(r.pickup, ctx.language)
       const missing = fields.filter((f) => {
         const value = input.additionalFields?.[f.field]
-        return typeof value !== 'string' || value.trim() === ''
+        return value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
       })
       if (missing.length > 0) {
         throw new ApiError('MISSING_REQUIRED_FIELD', undefined, { requiredFields: missing, retryable: true })
       }
-      const flight = input.additionalFields?.[FLIGHT_NUMBER.field]
-      if (fields.length > 0 && typeof flight === 'string' && !FLIGHT_PATTERN.test(flight.trim())) {
+      const flight = input.additionalFields?.[FLIGHT_NUMBER]
+      if (fields.length > 0 && (typeof flight !== 'string' || !FLIGHT_PATTERN.test(flight.trim()))) {
         throw new ApiError('INVALID_REQUEST', undefined, {
           'additionalFields.flightNumber': 'must be a flight number such as LH 1234',
         })
