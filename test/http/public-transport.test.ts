@@ -82,6 +82,27 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(badCoord.body.error.code, 'INVALID_LOCATION')
   })
 
+  it("a text search of one provider pages through the provider's whole list: each stop once, none lost", async () => {
+    const base = '/public-transport/stops?query=S&provider=sandbox-transit'
+    const all = await h.api('GET', `${base}&limit=100`, t.secret)
+    assert.equal(all.status, 200, all.text)
+    const expected = all.body.data.stops.map((s: any) => s.stopId)
+    assert.ok(expected.length > 30, 'enough stops, with ties in relevance')
+    const paged: string[] = []
+    let cursor: string | undefined
+    do {
+      const res = await h.api(
+        'GET',
+        `${base}&limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        t.secret,
+      )
+      assert.equal(res.status, 200, res.text)
+      paged.push(...res.body.data.stops.map((s: any) => s.stopId))
+      cursor = res.body.data.pagination.nextCursor
+    } while (cursor && paged.length < 200)
+    assert.deepEqual(paged.slice(0, expected.length), expected)
+  })
+
   it('stop pages: a provider failing on a page is asked again on the next (spec 8); cursors last 30 minutes', async () => {
     const base = `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radiusMeters=3000&limit=4`
     const page = (cursor?: string, scenario?: string) =>

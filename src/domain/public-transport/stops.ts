@@ -125,6 +125,10 @@ export function publicTransportStops(deps: {
       // A text search across every provider is one page and hands out no cursor, so a valid cursor here is of other
       // parameters: the search starts afresh (spec 8), as mergedPage does for any changed parameters.
       const providers = q.provider ? [providerById(caller, q.provider, 'STOPS')] : providersOf(caller, 'STOPS')
+      // Each stop keeps its place in its provider's list (`at`): among stops the service ranks equal (same rounded
+      // distance or relevance), the provider's own order decides, so every page continues the provider's list
+      // exactly where the cursor left it, whatever the provider breaks its ties by.
+      const ranked = (list: Stop[]) => list.map((stop, at) => ({ stop, at }))
       const sources = providers.map((p) => ({
         id: p.entry.id,
         fetch: (want: number) =>
@@ -132,12 +136,12 @@ export function publicTransportStops(deps: {
             ? call(caller, p, 'stopsNear', (c, ctx) =>
                 c
                   .stopsNear(q.latitude!, q.longitude!, q.radiusMeters ?? 1000, want, ctx)
-                  .then((list) => list.map((s) => presentStop(p, s, { distanceMeters: s.distanceMeters }))),
+                  .then((list) => ranked(list.map((s) => presentStop(p, s, { distanceMeters: s.distanceMeters })))),
               )
             : call(caller, p, 'searchStops', (c, ctx) =>
                 c
                   .searchStops(q.query!, want, ctx)
-                  .then((list) => list.map((s) => presentStop(p, s, { score: s.score }))),
+                  .then((list) => ranked(list.map((s) => presentStop(p, s, { score: s.score })))),
               ),
       }))
       const merged = await mergedPage({
@@ -148,18 +152,18 @@ export function publicTransportStops(deps: {
         now: caller.now,
         limit,
         sources,
-        compare: byCoordinates
-          ? (a, b) => (a.distanceFromSearch ?? 0) - (b.distanceFromSearch ?? 0) || a.stopId.localeCompare(b.stopId)
-          : (a, b) =>
-              (b.relevance ?? 0) - (a.relevance ?? 0) ||
-              a.name.length - b.name.length ||
-              a.stopId.localeCompare(b.stopId),
+        compare: (a, b) =>
+          (byCoordinates
+            ? (a.stop.distanceFromSearch ?? 0) - (b.stop.distanceFromSearch ?? 0)
+            : (b.stop.relevance ?? 0) - (a.stop.relevance ?? 0)) ||
+          a.at - b.at ||
+          a.stop.stopId.localeCompare(b.stop.stopId),
       })
       const answers = merged.settled
       // A text search across every provider is one page (its relevance is not comparable across pages).
       const hasMore = paged && merged.hasMore
       return {
-        stops: merged.items,
+        stops: merged.items.map((x) => x.stop),
         pagination: hasMore ? { hasMore, nextCursor: merged.nextCursor } : { hasMore: false },
         providers: answers.map((a, i) =>
           providerOutcome(providers[i], a, caller.language, 'stops', a.status === 'fulfilled' ? a.value.length : 0),
