@@ -139,7 +139,7 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
   })
   after(() => h.close())
 
-  it('a failing provider shows in its source, which still answers with the others', async () => {
+  it('a failing provider fails its source, which still gives what the others found', async () => {
     const t = await createTenant(h)
     const res = await h.api(
       'POST',
@@ -150,13 +150,16 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
     )
     assert.equal(res.status, 200, res.text)
     const micro = res.body.data.sources.find((s: any) => s.source === 'MICROMOBILITY')
-    assert.equal(micro.status, 'OK')
+    assert.equal(micro.status, 'FAILED')
+    assert.equal(micro.error.code, 'PROVIDER_ERROR')
+    assert.equal(res.body.data.sources.find((s: any) => s.source === 'CARSHARING').status, 'OK')
     const scoot = micro.providers.find((p: any) => p.id === 'sandbox-scoot')
     assert.equal(scoot.status, 'FAILED')
     assert.ok(scoot.error.code && scoot.error.message)
     const vehicles = res.body.data.results.filter((r: any) => r.kind === 'VEHICLE')
     assert.ok(vehicles.length > 0, 'bikes still answer')
     assert.ok(vehicles.every((v: any) => v.provider.id !== 'sandbox-scoot'))
+    assert.equal(micro.results, vehicles.length)
   })
 
   it('a source whose every provider fails is FAILED with its error; the request and other sources succeed', async () => {
@@ -428,16 +431,18 @@ describe('multimodal departures from a public-transport connector', () => {
     assert.equal(items[1].stop.name, 'Stop far')
   })
 
-  it('one failing provider is reported; with all of them failing the source is FAILED', async () => {
+  it('one failing provider fails the source, which keeps what the others found; all failing: nothing', async () => {
     const some = createMultimodal({
       registry: registryOf([provider('a'), provider('b', true)]),
       callProvider,
       vehicles,
     })
     const partial = await some.search({ location: ALEX, include: ['PUBLIC_TRANSPORT'] }, caller)
-    assert.equal(partial.sources[0].status, 'OK')
+    assert.equal(partial.sources[0].status, 'FAILED')
     assert.equal(partial.sources[0].providers.find((p) => p.id === 'b')?.status, 'FAILED')
+    assert.equal(partial.sources[0].providers.find((p) => p.id === 'a')?.status, 'OK')
     assert.ok(partial.results.length > 0)
+    assert.equal(partial.sources[0].results, partial.results.length)
     const all = createMultimodal({ registry: registryOf([provider('b', true)]), callProvider, vehicles })
     const failed = await all.search({ location: ALEX, include: ['PUBLIC_TRANSPORT'] }, caller)
     assert.equal(failed.sources[0].status, 'FAILED')

@@ -84,7 +84,7 @@ export const SourceOutcome = Type.Object(
     source: enumOf(MULTIMODAL_SOURCES),
     status: enumOf(
       SOURCE_STATUSES,
-      'OK: the source answered (some of its providers may have failed, see `providers`); FAILED: every provider of the source failed; TIMEOUT: the source missed its deadline',
+      'OK: every provider of the source answered; FAILED: at least one failed (`error`; `providers` says which; what the others found is still in `results`); TIMEOUT: the source missed its deadline, or every failure of its providers was a timeout',
     ),
     results: Type.Integer({ minimum: 0, description: 'Items of this source in `results`' }),
     error: Type.Optional(SourceError),

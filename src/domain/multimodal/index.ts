@@ -218,17 +218,17 @@ export function createMultimodal(deps: MultimodalDeps) {
     try {
       const answer = await Promise.race([work(deadline), timeout])
       const failed = answer.providers.filter((p) => p.status !== 'OK')
-      // The source failed when its providers failed and none that answered had anything here: with a provider
-      // left that found something it still answered (the failures show in `providers`).
-      if (failed.length > 0 && (failed.length === answer.providers.length || answer.items.length === 0)) {
+      // A source with a failed provider is FAILED (TIMEOUT when every failure was one), so a failure always shows at
+      // the source; what the providers that answered found is still in `results` (and each provider in `providers`).
+      if (failed.length > 0) {
         const status = failed.every((p) => p.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED'
         const code: ErrorCode = status === 'TIMEOUT' ? 'TIMEOUT' : 'PROVIDER_ERROR'
         return {
-          items: [],
+          items: answer.items,
           outcome: {
             source,
             status,
-            results: 0,
+            results: answer.items.length,
             error: { code, message: errorMessage(caller.language, code) },
             providers: answer.providers,
           },
