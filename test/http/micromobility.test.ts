@@ -27,6 +27,10 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
       [...distances].sort((a, b) => a - b),
     )
     assert.ok(distances.every((d: number) => d <= 500))
+    for (const p of res.body.data.providers) {
+      const shown = vehicles.filter((v: any) => v.provider.id === p.id).length
+      assert.equal(p.vehicles, shown, `${p.id} counts its vehicles on this page`)
+    }
     const scoot = vehicles.find((v: any) => v.provider.id === 'sandbox-scoot' && v.isAvailable)
     assert.ok(scoot.vehicleToken && Date.parse(scoot.tokenValidUntil) > h.clock().getTime())
     assert.equal(scoot.pricingPlan.unlockFee.currency, 'EUR')

@@ -82,7 +82,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
           Type.Object({
             stations: Type.Array(Station),
             pagination: CursorPagination,
-            providers: Type.Array(providerOutcome('stations', 'Stations of this provider near the point')),
+            providers: Type.Array(providerOutcome('stations', 'Stations of this provider on this page')),
           }),
         ),
       },

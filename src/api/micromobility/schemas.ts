@@ -64,7 +64,7 @@ export const MicroSearchResult = Type.Object({
   results: Type.Array(MicroVehicle, { description: 'The vehicles, nearest first' }),
   vehicles: Type.Array(MicroVehicle, { description: 'The same list as `results`' }),
   pagination: CursorPagination,
-  providers: Type.Array(providerOutcome('vehicles', 'Vehicles of this provider in the search area')),
+  providers: Type.Array(providerOutcome('vehicles', 'Vehicles of this provider on this page')),
 })
 
 export const UserLocation = Type.Object(

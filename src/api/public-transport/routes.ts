@@ -35,7 +35,7 @@ export interface PublicTransportRouteDeps {
 }
 
 const sourceList = <K extends 'stops' | 'journeys'>(count: K) =>
-  Type.Array(providerOutcome(count, `${count === 'stops' ? 'Stops' : 'Journeys'} this provider gave`))
+  Type.Array(providerOutcome(count, `${count === 'stops' ? 'Stops' : 'Journeys'} of this provider in this answer`))
 const Id = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 300 }) })
 const doc = (summary: string, description?: string) => ({
   tags: ['Public Transport'],

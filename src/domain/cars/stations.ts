@@ -71,7 +71,7 @@ export function carStations(deps: {
           answer,
           caller.language,
           'stations',
-          answer.status === 'fulfilled' ? answer.value.length : 0,
+          merged.items.filter((s) => s.provider.id === providers[i].entry.id).length,
         ),
       ),
     }

@@ -111,7 +111,7 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
           answer,
           caller.language,
           'vehicles',
-          answer.status === 'fulfilled' ? answer.value.length : 0,
+          merged.items.filter((x) => x.p === providers[i]).length,
         ),
       )
       const results = merged.items.map(({ p, v, d }) => present(caller, p, v, d))

@@ -166,7 +166,13 @@ export function publicTransportStops(deps: {
         stops: merged.items.map((x) => x.stop),
         pagination: hasMore ? { hasMore, nextCursor: merged.nextCursor } : { hasMore: false },
         providers: answers.map((a, i) =>
-          providerOutcome(providers[i], a, caller.language, 'stops', a.status === 'fulfilled' ? a.value.length : 0),
+          providerOutcome(
+            providers[i],
+            a,
+            caller.language,
+            'stops',
+            merged.items.filter((x) => x.stop.provider.id === providers[i].entry.id).length,
+          ),
         ),
       }
     },
