@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
 import type { Subscription } from '../../api/public-transport/schemas.ts'
 import type { ProviderSubscription, SubscriptionHolder, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
@@ -84,7 +85,10 @@ export function publicTransportSubscriptions(deps: {
     return { row, p }
   }
 
+  /** The stored copy brought in step with the provider's; written only when something changed (`updatedAt`). */
   const refresh = async (caller: Caller, row: SubscriptionRow, fresh: ProviderSubscription) => {
+    const stored = (row.record as { subscription?: unknown }).subscription
+    if (fresh.status === row.status && isDeepStrictEqual(JSON.parse(JSON.stringify(fresh)), stored)) return row
     const record = { ...(row.record as object), subscription: fresh }
     return (await deps.repo.updateSubscription(row.id, { status: fresh.status, record }, caller.now))!
   }
