@@ -248,6 +248,14 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
       },
     )
     assert.equal(german.body.error.details.requiredFields[0].label, 'Flugnummer')
+    // Spec 3.2: the prebook stays valid while the fields are collected, even past the token's own validity: each
+    // MISSING_REQUIRED_FIELD answer gives it another full validity and says until when.
+    const expiry = Date.parse(prebook.body.data.usableUntil)
+    h.clock.advance(expiry - h.clock().getTime() - 10_000)
+    const late = await h.api('POST', '/cars/bookings', t.secret, { prebookedOfferToken: token, driver: DRIVER })
+    assert.equal(late.body.error.code, 'MISSING_REQUIRED_FIELD')
+    assert.ok(Date.parse(late.body.error.details.usableUntil) > expiry + 60_000, late.text)
+    h.clock.advance(70_000)
     // A value of the wrong type is invalid, not missing.
     for (const flightNumber of [true, 'not a flight']) {
       const wrong = await h.api('POST', '/cars/bookings', t.secret, {

@@ -129,7 +129,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       schema: {
         ...doc(
           'Book',
-          'Consumes the prebooked token exactly once (409 OFFER_TOKEN_ALREADY_USED afterwards; a failed attempt leaves it usable). MISSING_REQUIRED_FIELD lists `details.requiredFields`: repeat with them in `additionalFields`. Under data retention NONE the `bookingId` is a `zr1_` reference that only the client keeps.',
+          'Consumes the prebooked token exactly once (409 OFFER_TOKEN_ALREADY_USED afterwards; a failed attempt leaves it usable). MISSING_REQUIRED_FIELD lists `details.requiredFields`: repeat with them in `additionalFields`; the token stays usable while they are collected, another full validity from each such answer (`details.usableUntil`). Under data retention NONE the `bookingId` is a `zr1_` reference that only the client keeps.',
         ),
         body: BookingCreate,
         response: responses(Booking, 201),

@@ -10,7 +10,7 @@ import type {
 } from '../../api/cars/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import { type CarConnector, isCarConnector, type Provider, type ProviderBooking } from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, isApiError } from '../../http/errors.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
@@ -301,13 +301,16 @@ export function carBookings(deps: BookingDeps) {
     /** POST /cars/bookings: one booking per prebooked token, whichever instance and however many tries at once. */
     async book(input: BookingCreate, caller: Caller): Promise<Booking> {
       checkDateOfBirth(input.driver.dateOfBirth, caller.now, 'driver.dateOfBirth')
-      const claim = deps.offerTokens.open(
+      // Spec 3.2: the prebook stays valid while the client collects the fields MISSING_REQUIRED_FIELD asked for.
+      const collecting = (n: string) => `cars:collecting:${n}`
+      const claim = await deps.offerTokens.openExtended(
         'prebooked',
         caller.tenant.id,
         caller.environment,
         input.prebookedOfferToken,
         caller.now,
         'prebookedOfferToken',
+        async ({ n }) => Number((await deps.kv.get(collecting(n))) ?? 0) || undefined,
       )
       const used = `cars:booked:${claim.n}`
       // The booking made with the token, so the client need not search its bookings for it (spec 7.3.3).
@@ -341,7 +344,14 @@ export function carBookings(deps: BookingDeps) {
             { driver: input.driver, accessMethod: input.accessMethod, additionalFields: input.additionalFields ?? {} },
             ctx,
           ),
-        )
+        ).catch(async (error: unknown) => {
+          if (!isApiError(error) || error.code !== 'MISSING_REQUIRED_FIELD') throw error
+          // The token stays usable for another full validity from now, so collecting the fields never runs it out.
+          const ttlMs = deps.offerTokenTtlSeconds * 1000
+          const until = Math.max(claim.x, caller.now.getTime() + ttlMs)
+          await deps.kv.set(collecting(claim.n), String(until), until - caller.now.getTime() + MARKER_GRACE_MS)
+          throw new ApiError(error.code, undefined, { ...error.details, usableUntil: new Date(until).toISOString() })
+        })
         const none = caller.tenant.dataRetention === 'NONE'
         const id = none
           ? `zr1_${deps.tokens.seal(zr1Context(caller), { p: p.entry.id, r: booked.reference })}`

@@ -21,8 +21,18 @@ export interface OfferClaim {
 type Kind = 'offer' | 'prebooked' | 'pt-offer' | 'pt-prebooked'
 const context = (kind: Kind, tenantId: string, environment: string) => `${kind}|${tenantId}|${environment}`
 
+const expired = (field: string, until: number) =>
+  new ApiError('OFFER_EXPIRED', undefined, { [field]: 'has expired', usableUntil: new Date(until).toISOString() })
+
 /** Offer and prebooked tokens: AES-256-GCM, bound to tenant, environment and kind; expiry inside. */
 export function offerTokens(tokens: TokenCipher) {
+  const decode = (kind: Kind, tenantId: string, environment: string, token: string, field: string): OfferClaim => {
+    const claim = tokens.open<OfferClaim>(context(kind, tenantId, environment), token)
+    if (!claim || typeof claim.n !== 'string' || typeof claim.p !== 'string' || typeof claim.x !== 'number') {
+      throw new ApiError('INVALID_OFFER_TOKEN', undefined, { [field]: 'is not a valid token for this key' })
+    }
+    return claim
+  }
   return {
     issue(kind: Kind, tenantId: string, environment: string, claim: Omit<OfferClaim, 'n'> & { n?: string }): string {
       return tokens.seal(context(kind, tenantId, environment), {
@@ -32,17 +42,28 @@ export function offerTokens(tokens: TokenCipher) {
     },
     /** The claim; INVALID_OFFER_TOKEN for garbage, tampering or another tenant's token; OFFER_EXPIRED after expiry. */
     open(kind: Kind, tenantId: string, environment: string, token: string, now: Date, field: string): OfferClaim {
-      const claim = tokens.open<OfferClaim>(context(kind, tenantId, environment), token)
-      if (!claim || typeof claim.n !== 'string' || typeof claim.p !== 'string' || typeof claim.x !== 'number') {
-        throw new ApiError('INVALID_OFFER_TOKEN', undefined, { [field]: 'is not a valid token for this key' })
-      }
-      if (claim.x <= now.getTime()) {
-        throw new ApiError('OFFER_EXPIRED', undefined, {
-          [field]: 'has expired',
-          usableUntil: new Date(claim.x).toISOString(),
-        })
-      }
+      const claim = decode(kind, tenantId, environment, token, field)
+      if (claim.x <= now.getTime()) throw expired(field, claim.x)
       return claim
+    },
+    /**
+     * As `open`, for a token whose validity can be extended past its own (`x`): usable until `extendedUntil` says,
+     * when that is later. The claim's `x` is the validity in force.
+     */
+    async openExtended(
+      kind: Kind,
+      tenantId: string,
+      environment: string,
+      token: string,
+      now: Date,
+      field: string,
+      extendedUntil: (claim: OfferClaim) => Promise<number | undefined>,
+    ): Promise<OfferClaim> {
+      const claim = decode(kind, tenantId, environment, token, field)
+      if (claim.x > now.getTime()) return claim
+      const until = Math.max(claim.x, (await extendedUntil(claim)) ?? 0)
+      if (until <= now.getTime()) throw expired(field, until)
+      return { ...claim, x: until }
     },
   }
 }
