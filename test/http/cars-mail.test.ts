@@ -37,6 +37,27 @@ describe('booking mails and the remaining car codes', { skip: skipReason }, () =
     assert.equal(mails.length, 2, 'one confirmation, one cancellation')
   })
 
+  it('retention NONE: the cancellation mail goes to the driver the zr1_ reference carries, once', async () => {
+    const t = await createTenant(h, { dataRetention: 'NONE', defaultLanguage: 'fr' })
+    const known = new Set(outbox(h))
+    const fresh = () => outbox(h).filter((m) => !known.has(m))
+    const { booking } = await bookFirst(h, t.secret, { providerId: 'sandbox-rent' })
+    assert.equal(booking.status, 201, booking.text)
+    const ref = booking.body.data.bookingId
+    assert.match(ref, /^zr1_/)
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 200))
+    await settle()
+    assert.equal(fresh().length, 1, 'the confirmation')
+    for (let i = 0; i < 2; i++) {
+      const cancelled = await h.api('POST', `/cars/bookings/${ref}/cancel`, t.secret)
+      assert.equal(cancelled.status, 200, cancelled.text)
+    }
+    await settle()
+    const mails = fresh()
+    assert.equal(mails.length, 2, 'one confirmation, one cancellation, although cancelled twice')
+    assert.ok(mails.every((m) => /To: ada@example\.com/.test(m)))
+  })
+
   it('sends nothing to tenants that opted out', async () => {
     const t = await createTenant(h, { emailOptOut: true })
     const before = outbox(h).length

@@ -35,7 +35,19 @@ const MAX_WRITE_ATTEMPTS = 3
 export interface BookingNotifier {
   /** `recipient`: the driver who booked (under retention NONE the booking itself shows the operator account). */
   confirmed(caller: Caller, booking: Booking, recipient: Booking['driver']): Promise<void>
-  cancelled(caller: Caller, booking: Booking): Promise<void>
+  /** `recipient`: as above; absent for a retention NONE reference that carries no driver (made before it did). */
+  cancelled(caller: Caller, booking: Booking, recipient: Booking['driver'] | undefined): Promise<void>
+}
+
+/**
+ * What a `zr1_` reference carries (spec 4.5: tenant, through the sealing context, provider and the provider's
+ * reference), plus the driver to write the cancellation mail to: the platform keeps no address, the client holds it,
+ * sealed.
+ */
+interface Zr1Reference {
+  p: string
+  r: string
+  d?: { f: string; l: string; e: string }
 }
 
 export interface BookingDeps {
@@ -89,9 +101,10 @@ export function carBookings(deps: BookingDeps) {
   /** A zr1_ reference (retention NONE) or a stored booking of this tenant and environment; 404 otherwise. */
   async function locate(caller: Caller, bookingId: string) {
     if (bookingId.startsWith('zr1_')) {
-      const ref = deps.tokens.open<{ p: string; r: string }>(zr1Context(caller), bookingId.slice(4))
+      const ref = deps.tokens.open<Zr1Reference>(zr1Context(caller), bookingId.slice(4))
       if (!ref) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId })
-      return { kind: 'reference' as const, providerId: ref.p, reference: ref.r }
+      const recipient = ref.d && { firstName: ref.d.f, lastName: ref.d.l, email: ref.d.e }
+      return { kind: 'reference' as const, providerId: ref.p, reference: ref.r, recipient }
     }
     const row = BOOKING_ID.test(bookingId)
       ? await deps.repo.find(caller.tenant.id, caller.environment, bookingId)
@@ -354,7 +367,11 @@ export function carBookings(deps: BookingDeps) {
         })
         const none = caller.tenant.dataRetention === 'NONE'
         const id = none
-          ? `zr1_${deps.tokens.seal(zr1Context(caller), { p: p.entry.id, r: booked.reference })}`
+          ? `zr1_${deps.tokens.seal(zr1Context(caller), {
+              p: p.entry.id,
+              r: booked.reference,
+              d: { f: input.driver.firstName, l: input.driver.lastName, e: input.driver.email },
+            } satisfies Zr1Reference)}`
           : newBookingId()
         // Under retention NONE the reference is returned once and kept nowhere (spec 4.5): the marker holds no id.
         await deps.kv.set(used, none ? '1' : id, claim.x - caller.now.getTime() + MARKER_GRACE_MS)
@@ -445,12 +462,21 @@ export function carBookings(deps: BookingDeps) {
     async cancel(bookingId: string, input: { reason?: string }, caller: Caller): Promise<Booking> {
       const found = await locate(caller, bookingId)
       const p = provider(caller, found.providerId)
+      // Under retention NONE only the provider knows whether the booking was cancelled already (then no second mail).
+      const before =
+        found.kind === 'reference'
+          ? await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true).then(
+              (b) => b.status,
+              () => undefined,
+            )
+          : found.row.status
       const fresh = await call(caller, p, 'cancelBooking', (c, ctx) => c.cancelBooking(found.reference, input, ctx))
       const booking =
         found.kind === 'reference'
           ? presentBooking(bookingId, p, fresh, 'NONE')
           : await syncStored(caller, found.row, p, fresh, { reason: input.reason ?? 'cancelled by the client' })
-      if (found.kind === 'reference' || found.row.status !== 'CANCELLED') await deps.notifier.cancelled(caller, booking)
+      if (before !== 'CANCELLED')
+        await deps.notifier.cancelled(caller, booking, found.kind === 'reference' ? found.recipient : booking.driver)
       return booking
     },
 

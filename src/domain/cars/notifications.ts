@@ -10,8 +10,8 @@ const RETRIES_WITHOUT_STORE_MS = [1_000, 10_000, 60_000]
 /**
  * Confirmation and cancellation mails in the tenant's language, never for tenants that opted out.
  * Retention STANDARD: queued as jobs (retried with backoff; a failed mail never fails a booking).
- * Retention NONE: nothing may be stored, so the mail is sent at once and retried in memory a few times;
- * a cancellation mail needs the driver's address, which the platform does not keep, so none is sent.
+ * Retention NONE: nothing may be stored, so the mail is sent at once and retried in memory a few times; the
+ * cancellation mail goes to the driver the `zr1_` reference carries (the platform keeps no address).
  */
 export function mailNotifier({
   jobs,
@@ -50,9 +50,9 @@ export function mailNotifier({
   }
   return {
     confirmed: (caller, booking, recipient) => deliver('confirmation', caller, booking, recipient),
-    cancelled: async (caller, booking) => {
-      if (booking.dataRetention === 'NONE') return
-      await deliver('cancellation', caller, booking, booking.driver)
+    cancelled: async (caller, booking, recipient) => {
+      if (!recipient) return
+      await deliver('cancellation', caller, booking, recipient)
     },
   }
 }
