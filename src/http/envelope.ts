@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /** The success envelope (spec 2.1). */
 export const ok = <T>(request: FastifyRequest, data: T) => ({
@@ -8,6 +8,15 @@ export const ok = <T>(request: FastifyRequest, data: T) => ({
 })
 
 /** The caller's tenant and key; routes with a permission always have them. */
+/**
+ * A 201 for a resource created by POST to its collection: `Location` names the new resource (the collection's path
+ * plus its id), the body is the envelope.
+ */
+export function created<T>(request: FastifyRequest, reply: FastifyReply, id: string, data: T) {
+  reply.header('location', `${request.url.split('?')[0]}/${encodeURIComponent(id)}`)
+  return reply.status(201).send(ok(request, data))
+}
+
 export function authOf(request: FastifyRequest) {
   if (!request.auth) throw new Error('route without authentication asked for the caller')
   return request.auth

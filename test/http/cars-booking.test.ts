@@ -165,6 +165,7 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     assert.equal(booking.status, 201, booking.text)
     const b = booking.body.data
     assert.match(b.bookingId, /^[A-Z2-9]{10}$/)
+    assert.equal(booking.headers.location, `/mobility-api/v2/cars/bookings/${b.bookingId}`)
     assert.equal(b.status, 'CONFIRMED')
     assert.deepEqual(b.driver, DRIVER)
     assert.equal(b.offerPrice.currency, b.chargedRate.currency)

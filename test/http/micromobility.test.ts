@@ -299,6 +299,7 @@ describe('micromobility trips', { skip: skipReason }, () => {
   it('a reservation that runs out becomes CANCELLED with RESERVATION_EXPIRED and the vehicle is released', async () => {
     const v = await scooter(t.secret, 1)
     const reserved = await trips(t.secret, { action: 'RESERVE', vehicleToken: v.vehicleToken })
+    assert.equal(reserved.headers.location, `/mobility-api/v2/micromobility/trips/${reserved.body.data.tripId}`)
     assert.equal(reserved.status, 201, reserved.text)
     h.clock.advance(601_000)
     await runJobs()

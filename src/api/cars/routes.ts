@@ -4,7 +4,7 @@ import type { CarBookings } from '../../domain/cars/bookings.ts'
 import type { carSearch } from '../../domain/cars/search.ts'
 import type { carStations } from '../../domain/cars/stations.ts'
 import { callerOf } from '../../http/caller.ts'
-import { ok } from '../../http/envelope.ts'
+import { created, ok } from '../../http/envelope.ts'
 import { CursorPagination, OffsetQuery, responses } from '../../http/schemas.ts'
 import { providerOutcome } from '../shared/schemas.ts'
 import {
@@ -135,8 +135,10 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
         response: responses(Booking, 201),
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(ok(request, await bookings.book(request.body, callerOf(request, clock)))),
+    async (request, reply) => {
+      const booking = await bookings.book(request.body, callerOf(request, clock))
+      return created(request, reply, booking.bookingId, booking)
+    },
   )
 
   app.get(

@@ -3,7 +3,7 @@ import type { TypedApp } from '../../app.ts'
 import type { MicromobilityTrips } from '../../domain/micromobility/trips.ts'
 import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
 import { callerOf } from '../../http/caller.ts'
-import { ok } from '../../http/envelope.ts'
+import { created, ok } from '../../http/envelope.ts'
 import { responses } from '../../http/schemas.ts'
 import { providerOutcome } from '../shared/schemas.ts'
 import {
@@ -104,8 +104,10 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
         response: responses(Trip, 201),
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(ok(request, await trips.create(request.body, callerOf(request, clock)))),
+    async (request, reply) => {
+      const trip = await trips.create(request.body, callerOf(request, clock))
+      return created(request, reply, trip.tripId, trip)
+    },
   )
 
   app.get(

@@ -5,7 +5,7 @@ import type { PublicTransportStops } from '../../domain/public-transport/stops.t
 import type { PublicTransportSubscriptions } from '../../domain/public-transport/subscriptions.ts'
 import type { PublicTransportTickets } from '../../domain/public-transport/tickets.ts'
 import { callerOf } from '../../http/caller.ts'
-import { ok } from '../../http/envelope.ts'
+import { created, ok } from '../../http/envelope.ts'
 import { OffsetPagination, OffsetQuery, responses } from '../../http/schemas.ts'
 import { Price, providerOutcome } from '../shared/schemas.ts'
 import {
@@ -134,8 +134,10 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
         response: responses(PtBooking, 201),
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(ok(request, await tickets.book(request.body, callerOf(request, clock)))),
+    async (request, reply) => {
+      const booking = await tickets.book(request.body, callerOf(request, clock))
+      return created(request, reply, booking.bookingId, booking)
+    },
   )
 
   app.get(
@@ -206,8 +208,10 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
         response: responses(Subscription, 201),
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(ok(request, await subscriptions.create(request.body, callerOf(request, clock)))),
+    async (request, reply) => {
+      const subscription = await subscriptions.create(request.body, callerOf(request, clock))
+      return created(request, reply, subscription.subscriptionId, subscription)
+    },
   )
 
   app.get(
