@@ -201,10 +201,17 @@ export function publicTransportJourneys(deps: JourneyDeps) {
     const all = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []))
     if (request.arriveBy) all.sort((a, b) => Date.parse(b.departure) - Date.parse(a.departure))
     else all.sort((a, b) => Date.parse(a.arrival) - Date.parse(b.arrival) || a.transfers - b.transfers)
+    const journeys = all.slice(0, limit)
     return {
-      journeys: all.slice(0, limit),
+      journeys,
       providers: answers.map((a, i) =>
-        providerOutcome(providers[i], a, caller.language, 'journeys', a.status === 'fulfilled' ? a.value.length : 0),
+        providerOutcome(
+          providers[i],
+          a,
+          caller.language,
+          'journeys',
+          journeys.filter((j) => j.provider.id === providers[i].entry.id).length,
+        ),
       ),
     }
   }
