@@ -32,6 +32,13 @@ const MARKER_GRACE_MS = 24 * 3600 * 1000
 /** Writes of an action (change, cancel) that keep losing to other writes give up after this many tries. */
 const MAX_WRITE_ATTEMPTS = 3
 
+/** A second prebook of one offer (DECISIONS: 409 OFFER_TOKEN_ALREADY_USED), saying it was prebooked, not booked. */
+const alreadyPrebooked = () =>
+  new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
+    reason: 'OFFER_ALREADY_PREBOOKED',
+    offerToken: 'was already prebooked',
+  })
+
 export interface BookingNotifier {
   /** `recipient`: the driver who booked (under retention NONE the booking itself shows the operator account). */
   confirmed(caller: Caller, booking: Booking, recipient: Booking['driver']): Promise<void>
@@ -209,11 +216,7 @@ export function carBookings(deps: BookingDeps) {
         'offerToken',
       )
       // The fresh token is the same offer (same nonce): once prebooked, it could not be used either.
-      if (await deps.kv.get(usedKey(claim.n)))
-        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
-          reason: 'OFFER_ALREADY_PREBOOKED',
-          offerToken: 'was already prebooked',
-        })
+      if (await deps.kv.get(usedKey(claim.n))) throw alreadyPrebooked()
       const p = offerProvider(caller, claim.p, 'offerToken')
       const { offer, terms } = await call(caller, p, 'offerDetails', (c, ctx) => c.offerDetails(claim.r, ctx), true)
       const presented = presentOffer({ providerId: p.entry.id, offer }, p, caller, deps.offerTokens, {
@@ -246,19 +249,11 @@ export function carBookings(deps: BookingDeps) {
         'offerToken',
       )
       const used = usedKey(claim.n)
-      if (await deps.kv.get(used))
-        throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
-          reason: 'OFFER_ALREADY_PREBOOKED',
-          offerToken: 'was already prebooked',
-        })
+      if (await deps.kv.get(used)) throw alreadyPrebooked()
       const lock = `cars:prebook-lock:${claim.n}`
       const owner = `${caller.now.getTime()}-${Math.random()}`
       if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) {
-        if (await deps.kv.get(used))
-          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
-            reason: 'OFFER_ALREADY_PREBOOKED',
-            offerToken: 'was already prebooked',
-          })
+        if (await deps.kv.get(used)) throw alreadyPrebooked()
         // Spec 7.2: 409 INTERNAL_ERROR means "another request is prebooking this offer; retry".
         throw new ApiError(
           'INTERNAL_ERROR',
@@ -268,11 +263,7 @@ export function carBookings(deps: BookingDeps) {
         )
       }
       try {
-        if (await deps.kv.get(used))
-          throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
-            reason: 'OFFER_ALREADY_PREBOOKED',
-            offerToken: 'was already prebooked',
-          })
+        if (await deps.kv.get(used)) throw alreadyPrebooked()
         const p = offerProvider(caller, claim.p, 'offerToken')
         const answer = await call(caller, p, 'prebook', (c, ctx) =>
           c.prebook(claim.r, { accessMethod: input.accessMethod, upsells: input.upsells ?? [] }, ctx),
@@ -398,6 +389,9 @@ export function carBookings(deps: BookingDeps) {
             tokenNonce: claim.n,
             record: record as unknown as Record<string, unknown>,
             statusHistory: history,
+            // The service's clock, as every later write uses (not the database's).
+            createdAt: caller.now,
+            updatedAt: caller.now,
           })
           if (!row) throw alreadyUsed(await deps.repo.bookingIdForToken(claim.n))
           booking = presentBooking(id, p, booked, 'STANDARD', extrasOf(row))
