@@ -214,7 +214,7 @@ export const CarSearchRequest = Type.Object(
 )
 export type CarSearchRequest = Static<typeof CarSearchRequest>
 
-export const SourceStatus = providerOutcome('offers', 'Offers this provider contributed on this page request')
+const SourceStatus = providerOutcome('offers', 'Offers this provider contributed on this page request')
 
 export const CarSearchResult = Type.Object(
   {

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { ErrorEnvelope } from '../../http/schemas.ts'
 import { MicroVehicle } from '../micromobility/schemas.ts'
 import { Departure, Stop } from '../public-transport/schemas.ts'
-import { Coordinates, enumOf, LocationDetails, ProviderDisplay } from '../shared/schemas.ts'
+import { Coordinates, enumOf, LocationDetails, ProviderDisplay, ProviderError } from '../shared/schemas.ts'
 
 /** The sources one multimodal search combines (DECISIONS "Multimodal"). */
 export const MULTIMODAL_SOURCES = ['PUBLIC_TRANSPORT', 'MICROMOBILITY', 'CARSHARING'] as const
@@ -33,10 +33,6 @@ export const MultimodalRequest = Type.Object(
 export type MultimodalRequest = Static<typeof MultimodalRequest>
 
 const ProviderRef = Type.Object({ id: Type.String(), name: Type.String() })
-const SourceError = Type.Object(
-  { code: Type.String({ description: 'An ErrorCode (spec 7)' }), message: Type.String() },
-  { title: 'SourceError' },
-)
 
 /** A departure at a stop near the point: the departure's fields, with the whole stop and its distance. */
 export const DepartureItem = Type.Object(
@@ -87,13 +83,13 @@ export const SourceOutcome = Type.Object(
       'OK: every provider of the source answered; FAILED: at least one failed (`error`; `providers` says which; what the others found is still in `results`); TIMEOUT: the source missed its deadline, or every failure of its providers was a timeout',
     ),
     results: Type.Integer({ minimum: 0, description: 'Items of this source in `results`' }),
-    error: Type.Optional(SourceError),
+    error: Type.Optional(ProviderError),
     providers: Type.Array(
       Type.Object({
         id: Type.String(),
         name: Type.String(),
         status: enumOf(SOURCE_STATUSES),
-        error: Type.Optional(SourceError),
+        error: Type.Optional(ProviderError),
       }),
     ),
   },
