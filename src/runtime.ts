@@ -12,6 +12,7 @@ import { createMailer, registerMailJobs } from './platform/mail.ts'
 import { createMetrics } from './platform/metrics.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
 import type { Store } from './store/db.ts'
+import { kvJournal } from './store/kv-journal.ts'
 import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
 
@@ -44,7 +45,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     kv = redisKv(redis, prefix)
     rateLimiter = redisRateLimiter(redis, prefix)
   } else {
-    kv = memoryKv(() => clock().getTime())
+    // One instance: shared state in memory, and what must outlive a restart (the sandbox providers' own records)
+    // written through to the database.
+    const journal = kvJournal(store.db)
+    const now = () => clock().getTime()
+    kv = memoryKv({ now, journal, restored: await journal.load(now()) })
     rateLimiter = memoryRateLimiter()
   }
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))

@@ -181,3 +181,15 @@ export const subscriptions = pgTable(
 
 export type PtBookingRow = typeof ptBookings.$inferSelect
 export type SubscriptionRow = typeof subscriptions.$inferSelect
+
+/**
+ * The part of the in-memory key-value store that must outlive a restart of a single instance (entries kept an hour
+ * or longer: the sandbox providers' own bookings, trips and tickets). With Redis this table stays empty.
+ */
+export const kvEntries = pgTable('kv_entries', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  /** The value is JSON written by setJson (read back with getJson). */
+  structured: boolean('structured').notNull().default(false),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+})

@@ -1,19 +1,29 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { describe, it } from 'node:test'
+import { after, describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { Redis } from 'ioredis'
 import { kvLocks } from '../../src/platform/kv/locks.ts'
-import { memoryKv, memoryRateLimiter } from '../../src/platform/kv/memory.ts'
+import { DURABLE_MIN_TTL_MS, memoryKv, memoryRateLimiter } from '../../src/platform/kv/memory.ts'
 import { redisKv, redisRateLimiter } from '../../src/platform/kv/redis.ts'
-import type { Kv, RateLimiter } from '../../src/platform/kv/types.ts'
+import type { Kv, KvJournal, RateLimiter } from '../../src/platform/kv/types.ts'
+import { kvJournal } from '../../src/store/kv-journal.ts'
+import { openPglite } from '../../src/store/pglite.ts'
 import { testRedis } from '../helpers/redis.ts'
 
 const shared = await testRedis('kv')
 const redis = shared.skip ?? shared.redis!
 
+const store = await openPglite(undefined)
+after(() => store.close())
+
 const implementations: { name: string; skip?: string; kv: () => Kv; limiter: () => RateLimiter }[] = [
   { name: 'memory', kv: () => memoryKv(), limiter: () => memoryRateLimiter() },
+  {
+    name: 'memory with a journal in the database',
+    kv: () => memoryKv({ journal: kvJournal(store.db) }),
+    limiter: () => memoryRateLimiter(),
+  },
   {
     name: 'redis',
     skip: typeof redis === 'string' ? redis : undefined,
@@ -112,3 +122,68 @@ for (const impl of implementations) {
     })
   })
 }
+
+describe('key-value store in memory: what lives an hour or longer outlives a restart through its journal', () => {
+  const HOUR = DURABLE_MIN_TTL_MS
+  let clock = 1_800_000_000_000
+  const now = () => clock
+  /** One journal table (the suite's database); every run uses keys of its own. */
+  const journal = async (): Promise<KvJournal> => kvJournal(store.db)
+  const restart = async (j: KvJournal) => memoryKv({ now, journal: j, restored: await j.load(now()) })
+
+  it('restores long-lived strings, counters and structured values; forgets short-lived ones', async () => {
+    const j = await journal()
+    const kv = memoryKv({ now, journal: j })
+    await kv.set('booking', 'kept', HOUR)
+    await kv.setJson('record', { a: 1, list: ['x'] }, 2 * HOUR)
+    await kv.increment('seq', HOUR)
+    await kv.increment('seq', HOUR)
+    assert.equal(await kv.setIfAbsent('held', 'me', 10 * HOUR), true)
+    await kv.set('session', 'brief', HOUR - 1)
+    await kv.setJson('cursor', { s: 1 }, 60_000)
+
+    const again = await restart(j)
+    assert.equal(await again.get('booking'), 'kept')
+    assert.deepEqual(await again.getJson('record'), { a: 1, list: ['x'] })
+    assert.equal(await again.get('seq'), '2')
+    assert.equal(await again.increment('seq', HOUR), 3)
+    assert.equal(await again.setIfAbsent('held', 'you', HOUR), false)
+    assert.equal(await again.get('session'), undefined)
+    assert.equal(await again.getJson('cursor'), undefined)
+  })
+
+  it('deletes, owner deletes and short overwrites reach the journal; expired entries are not restored', async () => {
+    const j = await journal()
+    const kv = memoryKv({ now, journal: j })
+    await kv.set('gone', '1', HOUR)
+    await kv.delete('gone')
+    await kv.set('lock', 'me', HOUR)
+    assert.equal(await kv.deleteIfEquals('lock', 'you'), false)
+    await kv.set('owned', 'me', HOUR)
+    assert.equal(await kv.deleteIfEquals('owned', 'me'), true)
+    await kv.set('shortened', 'long', HOUR)
+    await kv.set('shortened', 'short', 1000)
+    await kv.set('expires', 'soon', 2 * HOUR)
+
+    clock += 2 * HOUR
+    const again = await restart(j)
+    assert.equal(await again.get('gone'), undefined)
+    assert.equal(await again.get('owned'), undefined)
+    assert.equal(await again.get('shortened'), undefined)
+    assert.equal(await again.get('expires'), undefined)
+    assert.equal(await again.get('lock'), undefined, 'expired with the clock')
+  })
+
+  it('the last of many concurrent writes to one key is the one restored (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ maxLength: 8 }), { minLength: 1, maxLength: 20 }), async (values) => {
+        const j = await journal()
+        const kv = memoryKv({ now, journal: j })
+        const key = randomBytes(6).toString('hex')
+        await Promise.all(values.map((v) => kv.set(key, v, HOUR)))
+        assert.equal(await (await restart(j)).get(key), values[values.length - 1])
+      }),
+      { numRuns: 50 },
+    )
+  })
+})

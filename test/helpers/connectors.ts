@@ -18,7 +18,7 @@ import { type TestClock, testClock } from './clock.ts'
 
 /** The store a provider is built on, made for its clock. */
 export type KvFactory = (clock: TestClock) => Kv
-export const inMemory: KvFactory = (clock) => memoryKv(() => clock().getTime())
+export const inMemory: KvFactory = (clock) => memoryKv({ now: () => clock().getTime() })
 
 export interface CtxOptions {
   scenarios?: Scenario[]

@@ -52,6 +52,8 @@ export interface Harness {
     headers?: Record<string, string>,
   ): Promise<Res<T>>
   admin<T = any>(method: string, path: string, body?: unknown): Promise<Res<T>>
+  /** Stops every instance and starts them again on the same data (DATA_DIR, database, Redis keys). */
+  restart(): Promise<void>
   close(): Promise<void>
 }
 
@@ -111,6 +113,8 @@ export interface HarnessOptions {
   env?: Record<string, string>
   /** Number of instances in the distributed shape (default 2). */
   instances?: number
+  /** Embedded shape: the database in DATA_DIR, as `npm start` has it, instead of in memory (for `restart`). */
+  persistent?: boolean
 }
 
 /** Starts the service in the shape under test: one embedded instance, or two instances on PostgreSQL + Redis. */
@@ -120,19 +124,33 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const baseEnv = { ADMIN_TOKEN, LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...options.env }
   let drop = async () => {}
   const runtimes: Runtime[] = []
+  let open: () => Promise<Runtime[]>
   if (SHAPE === 'distributed') {
     const db = await freshDatabase()
     drop = db.drop
     const config: Config = loadConfig({ ...baseEnv, DATABASE_URL: db.url, REDIS_URL, TOKEN_KEYS: generateTokenKeys() })
     const redisPrefix = `mas_t_${randomBytes(6).toString('hex')}:`
-    for (let i = 0; i < (options.instances ?? 2); i++) {
-      runtimes.push(await openRuntime(config, { clock, logger: false, redisPrefix }))
+    open = async () => {
+      const opened: Runtime[] = []
+      for (let i = 0; i < (options.instances ?? 2); i++) {
+        opened.push(await openRuntime(config, { clock, logger: false, redisPrefix }))
+      }
+      return opened
     }
   } else {
     const config = loadConfig({ ...baseEnv, TOKEN_KEYS: generateTokenKeys() })
-    runtimes.push(await openRuntime(config, { clock, logger: false, inMemory: true }))
+    open = async () => [await openRuntime(config, { clock, logger: false, inMemory: !options.persistent })]
   }
-  const apps = await Promise.all(runtimes.map((runtime) => createApp(runtime)))
+  const apps: Awaited<ReturnType<typeof createApp>>[] = []
+  const start = async () => {
+    runtimes.push(...(await open()))
+    apps.push(...(await Promise.all(runtimes.map((runtime) => createApp(runtime)))))
+  }
+  const stop = async () => {
+    for (const app of apps.splice(0)) await app.close()
+    for (const runtime of runtimes.splice(0)) await runtime.close()
+  }
+  await start()
   let next = 0
 
   const request = async <T>(o: RequestOptions): Promise<Res<T>> => {
@@ -163,9 +181,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     request,
     api: (method, path, key, body, headers) => request({ method, url: `/mobility-api/v2${path}`, key, body, headers }),
     admin: (method, path, body) => request({ method, url: `/admin/v1${path}`, key: ADMIN_TOKEN, body }),
+    restart: async () => {
+      await stop()
+      await start()
+    },
     close: async () => {
-      for (const app of apps) await app.close()
-      for (const runtime of runtimes) await runtime.close()
+      await stop()
       await drop()
       rmSync(dataDir, { recursive: true, force: true })
     },

@@ -1,13 +1,40 @@
-import type { Kv, RateLimiter, RateLimitResult } from './types.ts'
+import type { Kv, KvJournal, KvJournalEntry, RateLimiter, RateLimitResult } from './types.ts'
 
 interface Entry {
   value: string
   object?: unknown
   expiresAt: number
+  /** Also in the journal. */
+  durable?: boolean
 }
 
-export function memoryKv(now: () => number = Date.now): Kv {
+/**
+ * Entries kept this long or longer are meant to outlive a restart (a simulated provider's bookings, trips and
+ * tickets); shorter ones (search sessions, locks, single-use markers, holds) live in memory only, so the hot paths
+ * never wait for the journal.
+ */
+export const DURABLE_MIN_TTL_MS = 3_600_000
+
+export interface MemoryKvOptions {
+  now?: () => number
+  /** Writes every durable entry through to it; without one, everything is lost on restart. */
+  journal?: KvJournal
+  /** What the journal held at start (`journal.load`). */
+  restored?: KvJournalEntry[]
+}
+
+export function memoryKv(options: MemoryKvOptions = {}): Kv {
+  const now = options.now ?? Date.now
+  const journal = options.journal
   const entries = new Map<string, Entry>()
+  for (const e of options.restored ?? []) {
+    entries.set(e.key, {
+      value: e.structured ? '' : e.value,
+      ...(e.structured ? { object: JSON.parse(e.value) } : {}),
+      expiresAt: e.expiresAt,
+      durable: true,
+    })
+  }
   const live = (key: string): Entry | undefined => {
     const entry = entries.get(key)
     if (entry && entry.expiresAt <= now()) {
@@ -15,6 +42,26 @@ export function memoryKv(now: () => number = Date.now): Kv {
       return undefined
     }
     return entry
+  }
+  /** Stores `entry`, and writes it through when it is durable (or removes the journal's copy it replaces). */
+  const put = async (key: string, entry: Entry) => {
+    const before = entries.get(key)
+    entry.durable = !!journal && entry.expiresAt - now() >= DURABLE_MIN_TTL_MS
+    entries.set(key, entry)
+    if (entry.durable) {
+      const structured = entry.object !== undefined
+      await journal!.put({
+        key,
+        value: structured ? JSON.stringify(entry.object) : entry.value,
+        structured,
+        expiresAt: entry.expiresAt,
+      })
+    } else if (before?.durable) await journal!.remove(key)
+  }
+  const remove = async (key: string) => {
+    const before = entries.get(key)
+    entries.delete(key)
+    if (before?.durable) await journal!.remove(key)
   }
   // Expired entries that are never read again are swept now and then, so memory stays bounded.
   const sweep = setInterval(() => {
@@ -24,32 +71,26 @@ export function memoryKv(now: () => number = Date.now): Kv {
   sweep.unref()
   return {
     get: async (key) => live(key)?.value,
-    set: async (key, value, ttlMs) => {
-      entries.set(key, { value, expiresAt: now() + ttlMs })
-    },
+    set: (key, value, ttlMs) => put(key, { value, expiresAt: now() + ttlMs }),
     setIfAbsent: async (key, value, ttlMs) => {
       if (live(key)) return false
-      entries.set(key, { value, expiresAt: now() + ttlMs })
+      await put(key, { value, expiresAt: now() + ttlMs })
       return true
     },
     deleteIfEquals: async (key, value) => {
       if (live(key)?.value !== value) return false
-      entries.delete(key)
+      await remove(key)
       return true
     },
-    delete: async (key) => {
-      entries.delete(key)
-    },
+    delete: remove,
     increment: async (key, ttlMs) => {
       const entry = live(key)
       const next = (entry ? Number(entry.value) || 0 : 0) + 1
-      entries.set(key, { value: String(next), expiresAt: entry?.expiresAt ?? now() + ttlMs })
+      await put(key, { value: String(next), expiresAt: entry?.expiresAt ?? now() + ttlMs })
       return next
     },
     getJson: async <T>(key: string) => live(key)?.object as T | undefined,
-    setJson: async (key, value, ttlMs) => {
-      entries.set(key, { value: '', object: value, expiresAt: now() + ttlMs })
-    },
+    setJson: (key, value, ttlMs) => put(key, { value: '', object: value, expiresAt: now() + ttlMs }),
     close: async () => clearInterval(sweep),
   }
 }

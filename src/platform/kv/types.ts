@@ -21,6 +21,23 @@ export interface Kv {
   close(): Promise<void>
 }
 
+/** One durable entry of the in-memory store (see `memoryKv`'s journal). */
+export interface KvJournalEntry {
+  key: string
+  value: string
+  /** Written by setJson: `value` is JSON. */
+  structured: boolean
+  expiresAt: number
+}
+
+/** Where the in-memory store keeps what must outlive a restart (the embedded database). */
+export interface KvJournal {
+  /** The entries still alive at `nowMs` (expired ones are dropped). */
+  load(nowMs: number): Promise<KvJournalEntry[]>
+  put(entry: KvJournalEntry): Promise<void>
+  remove(key: string): Promise<void>
+}
+
 export interface RateLimitResult {
   allowed: boolean
   limit: number
