@@ -155,9 +155,11 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
     const failed = await h.api('GET', '/micromobility/zones?provider=sandbox-scoot', t.test, undefined, {
       'x-sandbox-scenario': 'provider-timeout:sandbox-scoot',
     })
-    assert.equal(failed.status, 200, failed.text)
-    assert.equal(failed.body.data.providers[0].status, 'TIMEOUT')
-    assert.equal(failed.body.data.providers[0].error.code, 'TIMEOUT')
+    // The only provider asked did not answer: an error, with how it failed.
+    assert.equal(failed.status, 504, failed.text)
+    assert.equal(failed.body.error.code, 'TIMEOUT')
+    assert.equal(failed.body.error.details.providers[0].status, 'TIMEOUT')
+    assert.equal(failed.body.error.details.providers[0].error.code, 'TIMEOUT')
     const far = await h.api('GET', '/micromobility/zones?bbox=2.0,48.0,2.1,48.1', t.secret)
     assert.deepEqual(far.body.data.zones, [])
     assert.equal(
@@ -441,10 +443,10 @@ describe('GBFS demo providers', { skip: skipReason }, () => {
     })
     assert.ok(oslo.body.data.vehicles.length > 0, oslo.text)
     // Scenarios reach feed-based providers too (test keys): the service fails them before the feed is read.
-    for (const [scenario, status] of [
-      ['provider-error', 'FAILED'],
-      ['provider-timeout', 'TIMEOUT'],
-    ]) {
+    for (const [scenario, status, code, http] of [
+      ['provider-error', 'FAILED', 'PROVIDER_ERROR', 500],
+      ['provider-timeout', 'TIMEOUT', 'TIMEOUT', 504],
+    ] as const) {
       const failed = await h.api(
         'POST',
         '/micromobility',
@@ -452,9 +454,10 @@ describe('GBFS demo providers', { skip: skipReason }, () => {
         { location: { latitude: 59.9147, longitude: 10.7522 }, radiusMeters: 5000, providers: ['gbfs-sample-oslo'] },
         { 'x-sandbox-scenario': `${scenario}:gbfs-sample-oslo` },
       )
-      assert.equal(failed.status, 200, failed.text)
-      assert.deepEqual(failed.body.data.vehicles, [])
-      assert.equal(failed.body.data.providers[0].status, status)
+      // The only provider asked failed: the search fails with its code, and says how.
+      assert.equal(failed.status, http, failed.text)
+      assert.equal(failed.body.error.code, code)
+      assert.equal(failed.body.error.details.providers[0].status, status)
     }
     const zones = await h.api('GET', '/micromobility/zones?provider=gbfs-sample-paris', t.secret)
     assert.equal(zones.status, 200)

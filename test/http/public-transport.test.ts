@@ -103,6 +103,34 @@ describe('public transport', { skip: skipReason }, () => {
     assert.deepEqual(paged.slice(0, expected.length), expected)
   })
 
+  it('a first page that no provider answered is an error naming each failure (stops, journeys)', async () => {
+    const failing = { 'x-sandbox-scenario': 'provider-error:sandbox-transit' }
+    const stops = await h.api(
+      'GET',
+      `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radiusMeters=3000`,
+      t.test,
+      undefined,
+      failing,
+    )
+    assert.equal(stops.status, 500, stops.text)
+    assert.equal(stops.body.error.code, 'PROVIDER_ERROR')
+    assert.equal(stops.body.error.details.providers[0].id, 'sandbox-transit')
+    assert.equal(stops.body.error.details.providers[0].status, 'FAILED')
+    const journeys = await h.api(
+      'POST',
+      '/public-transport/journeys',
+      t.test,
+      {
+        origin: { type: 'coordinates', coordinates: HBF },
+        destination: { type: 'address', address: 'Alexanderplatz, Berlin' },
+      },
+      { 'x-sandbox-scenario': 'provider-timeout:sandbox-transit' },
+    )
+    assert.equal(journeys.status, 504, journeys.text)
+    assert.equal(journeys.body.error.code, 'TIMEOUT')
+    assert.equal(journeys.body.error.details.providers[0].status, 'TIMEOUT', journeys.text)
+  })
+
   it('stop pages: a provider failing on a page is asked again on the next (spec 8); cursors last 30 minutes', async () => {
     const base = `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radiusMeters=3000&limit=4`
     const page = (cursor?: string, scenario?: string) =>

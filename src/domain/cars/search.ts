@@ -15,7 +15,7 @@ import { randomId } from '../../platform/random.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
-import { providerError, sourceStatus } from '../providers/merged-pages.ts'
+import { failIfNoProviderAnswered, providerError, sourceStatus } from '../providers/merged-pages.ts'
 import { checkRentalPeriod } from './dates.ts'
 import { resolveLocation } from './locations.ts'
 import type { OfferTokens } from './offer-tokens.ts'
@@ -188,6 +188,10 @@ export function carSearch(deps: SearchDeps) {
     }
 
     if (firstPage) {
+      failIfNoProviderAnswered(
+        answers.map((a) => a.result),
+        outcomes,
+      )
       const ranges = axisRanges(freshOffers)
       const scored = scoreOffers(freshOffers, ranges, false)
       const pool = { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations }

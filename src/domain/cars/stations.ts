@@ -3,7 +3,7 @@ import type { Registry } from '../../connectors/registry.ts'
 import { isCarConnector } from '../../connectors/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
-import { mergedPage, providerOutcome } from '../providers/merged-pages.ts'
+import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'
 import { DEFAULT_RADIUS_METERS, placeIdFor } from './locations.ts'
 import { providerDisplay } from './present.ts'
 
@@ -62,18 +62,20 @@ export function carStations(deps: {
       compare: nearestFirst,
     })
     const answers = merged.settled
+    const outcomes = answers.map((answer, i) =>
+      providerOutcome(
+        providers[i],
+        answer,
+        caller.language,
+        'stations',
+        merged.items.filter((s) => s.provider.id === providers[i].entry.id).length,
+      ),
+    )
+    if (!query.cursor) failIfNoProviderAnswered(answers, outcomes)
     return {
       stations: merged.items,
       pagination: merged.hasMore ? { hasMore: true, nextCursor: merged.nextCursor } : { hasMore: false },
-      providers: answers.map((answer, i) =>
-        providerOutcome(
-          providers[i],
-          answer,
-          caller.language,
-          'stations',
-          merged.items.filter((s) => s.provider.id === providers[i].entry.id).length,
-        ),
-      ),
+      providers: outcomes,
     }
   }
 }

@@ -10,7 +10,7 @@ import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
-import { mergedPage, providerOutcome } from '../providers/merged-pages.ts'
+import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'
 import { fleetIndexCache } from './fleet-index.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
 
@@ -114,6 +114,7 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
           merged.items.filter((x) => x.p === providers[i]).length,
         ),
       )
+      if (!request.cursor) failIfNoProviderAnswered(merged.settled, outcomes)
       const results = merged.items.map(({ p, v, d }) => present(caller, p, v, d))
       return {
         // Spec 2.1 names `results` among the list keys; `vehicles` says the same for readers of this endpoint.
@@ -173,12 +174,11 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
               .map((z) => ({ ...z, provider: { id: providers[i].entry.id, name: providers[i].entry.name } }))
           : [],
       )
-      return {
-        zones: zonesOf.flat(),
-        providers: answers.map((answer, i) =>
-          providerOutcome(providers[i], answer, caller.language, 'zones', zonesOf[i].length),
-        ),
-      }
+      const outcomes = answers.map((answer, i) =>
+        providerOutcome(providers[i], answer, caller.language, 'zones', zonesOf[i].length),
+      )
+      failIfNoProviderAnswered(answers, outcomes)
+      return { zones: zonesOf.flat(), providers: outcomes }
     },
   }
 }

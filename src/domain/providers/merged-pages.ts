@@ -121,6 +121,17 @@ export function providerOutcome<K extends string>(
   }
 }
 
+/**
+ * A list that no provider could answer is an error, not an empty list: 504 TIMEOUT when every provider missed the
+ * deadline, else 500 PROVIDER_ERROR, with `details.providers` saying how each failed. Only for a first page: on a
+ * later page the failed providers are asked again on the next (spec 8), so the page answers.
+ */
+export function failIfNoProviderAnswered(answers: PromiseSettledResult<unknown>[], providers: unknown[]): void {
+  if (answers.length === 0 || answers.some((a) => a.status === 'fulfilled')) return
+  const code = answers.every((a) => sourceStatus(a) === 'TIMEOUT') ? 'TIMEOUT' : 'PROVIDER_ERROR'
+  throw new ApiError(code, undefined, { providers })
+}
+
 /** A provider's status in a list answer (`providers[].status`). */
 export const sourceStatus = (answer: PromiseSettledResult<unknown>): 'OK' | 'FAILED' | 'TIMEOUT' =>
   answer.status === 'fulfilled'

@@ -6,7 +6,7 @@ import { resolveLocation } from '../cars/locations.ts'
 import type { OfferTokens } from '../cars/offer-tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
-import { providerOutcome } from '../providers/merged-pages.ts'
+import { failIfNoProviderAnswered, providerOutcome } from '../providers/merged-pages.ts'
 import { lineOf, type PtProvider, type PublicTransportStops, scopedStopId, splitStopId } from './stops.ts'
 
 /** Journeys each provider is asked to plan, at most. */
@@ -202,17 +202,16 @@ export function publicTransportJourneys(deps: JourneyDeps) {
     if (request.arriveBy) all.sort((a, b) => Date.parse(b.departure) - Date.parse(a.departure))
     else all.sort((a, b) => Date.parse(a.arrival) - Date.parse(b.arrival) || a.transfers - b.transfers)
     const journeys = all.slice(0, limit)
-    return {
-      journeys,
-      providers: answers.map((a, i) =>
-        providerOutcome(
-          providers[i],
-          a,
-          caller.language,
-          'journeys',
-          journeys.filter((j) => j.provider.id === providers[i].entry.id).length,
-        ),
+    const outcomes = answers.map((a, i) =>
+      providerOutcome(
+        providers[i],
+        a,
+        caller.language,
+        'journeys',
+        journeys.filter((j) => j.provider.id === providers[i].entry.id).length,
       ),
-    }
+    )
+    failIfNoProviderAnswered(answers, outcomes)
+    return { journeys, providers: outcomes }
   }
 }

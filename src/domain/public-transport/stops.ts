@@ -12,7 +12,7 @@ import { ApiError } from '../../http/errors.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { providersFor } from '../providers/directory.ts'
-import { mergedPage, providerOutcome } from '../providers/merged-pages.ts'
+import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'
 
 export type PtProvider = Provider & { connector: PublicTransportConnector }
 
@@ -162,18 +162,20 @@ export function publicTransportStops(deps: {
       const answers = merged.settled
       // A text search across every provider is one page (its relevance is not comparable across pages).
       const hasMore = paged && merged.hasMore
+      const outcomes = answers.map((a, i) =>
+        providerOutcome(
+          providers[i],
+          a,
+          caller.language,
+          'stops',
+          merged.items.filter((x) => x.stop.provider.id === providers[i].entry.id).length,
+        ),
+      )
+      if (!q.cursor) failIfNoProviderAnswered(answers, outcomes)
       return {
         stops: merged.items.map((x) => x.stop),
         pagination: hasMore ? { hasMore, nextCursor: merged.nextCursor } : { hasMore: false },
-        providers: answers.map((a, i) =>
-          providerOutcome(
-            providers[i],
-            a,
-            caller.language,
-            'stops',
-            merged.items.filter((x) => x.stop.provider.id === providers[i].entry.id).length,
-          ),
-        ),
+        providers: outcomes,
       }
     },
 
