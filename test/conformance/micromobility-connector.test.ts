@@ -163,13 +163,16 @@ function sandboxProfile(id: 'sandbox-scoot' | 'sandbox-bike', makeKv?: KvFactory
 }
 
 const TOMP_ID = 'tomp-freebike'
+/** Past the TOMP connector's default refresh (30 s) and maxStaleSeconds (300 s). */
+const PAST_STALE_MS = 301_000
 const operators = new Map<Setup['clock'], TompOperator>()
 after(() => Promise.all([...operators.values()].map((o) => o.close())))
 
 /**
  * A TOMP connector with trips against a test operator of its own (test/helpers/tomp-operator.ts) on the setup's
- * clock. It reads the operator on every use (refreshSeconds 0), so a second instance sees what the first changed as
- * another service instance would after its refresh; keeping the fleet between reads is tested in tomp.test.ts.
+ * clock, with the default refresh: what a second instance sees of the first's bookings comes through the store they
+ * share, as in a deployment. Making the operator fail or hang also moves the clock past the refresh and the time a
+ * failed read may be answered from the last copy (maxStaleSeconds), so the next call reads.
  */
 function tompProfile(): Profile {
   const entry = (url: string): ProviderEntry => ({
@@ -177,7 +180,7 @@ function tompProfile(): Profile {
     name: 'FreeBike (TOMP)',
     connector: 'tomp',
     environments: ['live', 'test'],
-    options: { url, trips: true, refreshSeconds: 0, maxStaleSeconds: 0, timeoutMs: 2000 },
+    options: { url, trips: true, timeoutMs: 2000 },
   })
   const build = (operator: TompOperator, options: Record<string, unknown>, shared: Pick<Setup, 'clock' | 'kv'>) => {
     const setup: Setup = {
@@ -215,6 +218,7 @@ function tompProfile(): Profile {
     reserved: 'unavailable',
     failing(s) {
       operatorOf(s).mode = 'error'
+      s.clock.advance(PAST_STALE_MS)
       const restore = () => {
         operatorOf(s).mode = undefined
       }
@@ -222,6 +226,7 @@ function tompProfile(): Profile {
     },
     hanging(s, signal) {
       operatorOf(s).mode = 'hang'
+      s.clock.advance(PAST_STALE_MS)
       const restore = () => {
         operatorOf(s).mode = undefined
       }

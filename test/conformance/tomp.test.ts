@@ -147,6 +147,24 @@ describe('TOMP connector', () => {
     assert.equal(other.lastUpdated, new Date(T0).toISOString(), 'the others changed nothing')
   })
 
+  it("another instance's booking shows at once through the store they share; elsewhere at the next refresh", async () => {
+    const s = await setup({ refreshSeconds: 30 })
+    const kv = memoryKv()
+    const build = (store: typeof kv) =>
+      createTompConnector(entry({ url: s.operator.url, trips: true }), { kv: store, clock: s.clock })
+    const [a, b, apart] = [build(kv), build(kv), build(memoryKv())]
+    const [vehicle] = await rideable({ connector: a, ctx: s.ctx })
+    await b.fleet(s.ctx())
+    await apart.fleet(s.ctx())
+    await a.trips!.reserve(vehicle.vehicleId, rider, s.ctx())
+    const held = (c: TompConnector) =>
+      c.fleet(s.ctx()).then((f) => f.vehicles.find((v) => v.vehicleId === vehicle.vehicleId))
+    assert.equal((await held(b))?.isAvailable, false, 'the same store: at once')
+    assert.equal((await held(apart))?.isAvailable, true, 'another store: not before its refresh')
+    s.clock.advance(30_000)
+    assert.equal((await held(apart))?.isAvailable, false)
+  })
+
   it('a failed read answers the last good copy while it is younger than maxStaleSeconds, then the failure', async () => {
     const s = await setup({ refreshSeconds: 10, maxStaleSeconds: 60 })
     const good = await s.connector.fleet(s.ctx())

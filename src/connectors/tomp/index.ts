@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { PricingPlan } from '../../api/micromobility/schemas.ts'
 import { ProblemLog } from '../gbfs/problems.ts'
 import type {
@@ -34,6 +34,8 @@ export interface TompConnector extends MicromobilityConnector {
 }
 
 const INFORMATION_REFRESH_MS = 3_600_000
+/** How long the mark of a booking change stays in the shared store (an instance that missed it reads at refresh). */
+const CHANGE_MARK_TTL_MS = 86_400_000
 /** Zones are kept per language; more languages than this in use start the list afresh. */
 const MAX_ZONE_LANGUAGES = 8
 
@@ -136,6 +138,23 @@ export function createTompConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     onStale: stale('operator/available-assets'),
     load: () => reading('operator/available-assets', loadFleet),
   })
+  // A booking made through any instance changes the operator's fleet: it leaves a mark in the store the instances
+  // share, and an instance that finds a mark it has not seen reads the fleet again instead of waiting for refresh.
+  const changeKey = `tomp:${entry.id}:fleet-changed`
+  let seenChange: string | undefined
+  async function currentFleet(signal?: AbortSignal) {
+    const mark = await deps.kv.get(changeKey).catch(() => seenChange)
+    if (mark !== seenChange) {
+      seenChange = mark
+      fleet.invalidate()
+    }
+    return fleet.get(signal)
+  }
+  async function fleetChanged() {
+    fleet.invalidate()
+    seenChange = randomUUID()
+    await deps.kv.set(changeKey, seenChange, CHANGE_MARK_TTL_MS).catch(() => undefined)
+  }
 
   const zonesByLanguage = new Map<string, Refreshing<ProviderZone[]>>()
   function zonesIn(language: string): Refreshing<ProviderZone[]> {
@@ -181,12 +200,12 @@ export function createTompConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     // Information is what tells a reachable, correctly configured operator; the fleet is only warmed.
     start: async () => {
       await information.get()
-      await fleet.get().catch(() => undefined)
+      await currentFleet().catch(() => undefined)
     },
     async stop() {
       stopping.abort()
     },
-    fleet: (ctx) => fleet.get(ctx.signal),
+    fleet: (ctx) => currentFleet(ctx.signal),
     zones: (ctx) => zonesIn(ctx.language).get(ctx.signal),
     problems: () => log.list(),
   }
@@ -194,11 +213,7 @@ export function createTompConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     connector.trips = tompTrips({
       client,
       options,
-      fleet: {
-        get: (signal) => fleet.get(signal),
-        // After a booking or ride changes the operator's fleet, the next read shows it.
-        changed: () => fleet.invalidate(),
-      },
+      fleet: { get: currentFleet, changed: fleetChanged },
     })
   }
   return connector

@@ -22,8 +22,8 @@ export interface TripsDeps {
   options: TompOptions
   fleet: {
     get(signal?: AbortSignal): Promise<FleetSnapshot>
-    /** The operator's fleet changed through us: the next read must show it. */
-    changed(): void
+    /** The operator's fleet changed through us: the next read, on any instance, must show it. */
+    changed(): Promise<void>
   }
 }
 
@@ -129,7 +129,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
   async function undo(bookingId: string, ctx: CallContext) {
     const detached = { language: ctx.language, signal: AbortSignal.timeout(options.timeoutMs) }
     await client.post(path('bookings', bookingId), { operation: 'CANCEL' }, detached).catch(() => undefined)
-    deps.fleet.changed()
+    await deps.fleet.changed()
   }
 
   /** Planning for the one asset, booking of the offer, COMMIT: the vehicle is held for us. */
@@ -169,7 +169,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
         throw isNotFound(error) ? notAvailable() : operatorError(error, 'VEHICLE_NOT_AVAILABLE')
       })
     const bookingId = (isObject(booking) ? str(booking.id) : undefined) ?? offerId
-    deps.fleet.changed()
+    await deps.fleet.changed()
     let committed: unknown
     try {
       committed = await client.post(path('bookings', bookingId), { operation: 'COMMIT' }, call(ctx))
@@ -204,7 +204,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
         throw refused('RESERVATION_ENDED')
       else throw operatorError(error, 'VEHICLE_REJECTED')
     }
-    deps.fleet.changed()
+    await deps.fleet.changed()
     const location =
       legPosition(isObject(leg) ? leg : undefined) ??
       legPosition((await stateOf(ref, ctx)).leg) ??
@@ -276,7 +276,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
         else if (!RIDING.has(state.legState ?? '')) throw refused('RIDE_NOT_STARTED')
         else throw operatorError(error, 'VEHICLE_REJECTED')
       }
-      deps.fleet.changed()
+      await deps.fleet.changed()
       const ended = isObject(leg) ? leg : (await stateOf(ref, ctx)).leg
       const location = positionOf(ended?.to) ?? target ?? legPosition(ended)
       if (!location) throw refused('OPERATOR_BAD_RESPONSE', 'The operator did not say where the ride ended')
@@ -296,7 +296,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
         // Already over (cancelled, expired, finished): there is nothing left to release.
         if (!ENDED_BOOKINGS.has(state.booking ?? '')) throw operatorError(error, 'CANCELLATION_REFUSED')
       }
-      deps.fleet.changed()
+      await deps.fleet.changed()
     },
   }
 }
