@@ -333,6 +333,8 @@ export async function startTompOperator(options: TompOperatorOptions = {}) {
     },
     asset: (id: string) => byId.get(id),
     booking: (id: string) => bookings.get(id),
+    /** The latest booking of an asset. */
+    bookingOf: (assetId: string) => [...bookings.values()].filter((b) => b.assetId === assetId).at(-1),
     assets,
     close: () =>
       new Promise<void>((resolve) => {
