@@ -306,6 +306,18 @@ describe('TOMP connector', () => {
     assert.equal(s.operator.booking(bookingId)?.legState, 'IN_USE')
   })
 
+  it('a booking whose answer is lost is cancelled again, so the vehicle is not left held; the caller gets TIMEOUT', async () => {
+    const s = await setup({ timeoutMs: 200 })
+    const [vehicle] = await rideable(s)
+    s.operator.lose('POST bookings')
+    await rejectsWith(s.connector.trips!.reserve(vehicle.vehicleId, rider, s.ctx()), 'TIMEOUT', {
+      reason: 'OPERATOR_TIMEOUT',
+    })
+    assert.equal(s.operator.bookingOf(vehicle.vehicleId)?.state, 'CANCELLED')
+    const again = (await s.connector.fleet(s.ctx())).vehicles.find((v) => v.vehicleId === vehicle.vehicleId)
+    assert.equal(again?.isAvailable, true)
+  })
+
   it('HONK is not a TOMP 1.6.1 event: PROVIDER_ERROR COMMAND_NOT_SUPPORTED, nothing sent', async () => {
     const s = await setup()
     const [vehicle] = await rideable(s)

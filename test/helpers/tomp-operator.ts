@@ -71,7 +71,7 @@ export async function startTompOperator(options: TompOperatorOptions = {}) {
   const legs = new Map<string, Booking>()
   const requests: RecordedRequest[] = []
   const overrides = new Map<string, unknown>()
-  const state = { mode: undefined as 'error' | 'hang' | undefined, jammed: false }
+  const state = { mode: undefined as 'error' | 'hang' | undefined, jammed: false, lost: new Set<string>() }
   const now = () => clock().getTime()
 
   const holder = (asset: AssetState) =>
@@ -297,6 +297,8 @@ export async function startTompOperator(options: TompOperatorOptions = {}) {
       try {
         tick()
         const answer = route(req.method ?? 'GET', path, query, body, String(h['accept-language']))
+        // Done, but the answer never arrives (a timeout after the operator acted).
+        if (state.lost.has(`${req.method} ${path}`)) return
         send(res, req.method === 'POST' && (path === 'bookings' || path.startsWith('plann')) ? 201 : 200, answer)
       } catch (error) {
         if (!(error instanceof Problem)) throw error
@@ -322,6 +324,8 @@ export async function startTompOperator(options: TompOperatorOptions = {}) {
     get mode() {
       return state.mode
     },
+    /** Requests such as `POST bookings` are carried out, but their answers are lost. */
+    lose: (request: string) => state.lost.add(request),
     /** Rides cannot be paused or resumed: PAUSE and SET_IN_USE of a started ride answer 503. */
     set jammed(jammed: boolean) {
       state.jammed = jammed

@@ -251,3 +251,19 @@ export function mapAssets(raw: unknown, fleet: FleetContext, report: Report) {
   }
   return { vehicles, atStations }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bookings and legs
+
+/** Where a leg's vehicle is: the asset's reported location, else where the leg started. */
+export const legPosition = (leg: Json | undefined) =>
+  positionOf(
+    isObject(leg?.asset) && isObject(leg.asset.overriddenProperties)
+      ? leg.asset.overriddenProperties.location
+      : undefined,
+  ) ?? positionOf(leg?.from)
+
+export function firstLeg(booking: unknown, legId?: string): Json | undefined {
+  const legs = isObject(booking) && Array.isArray(booking.legs) ? booking.legs.filter(isObject) : []
+  return legs.find((l) => str(l.id) === legId) ?? legs[0]
+}

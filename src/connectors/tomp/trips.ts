@@ -2,7 +2,7 @@ import type { TripAction } from '../../api/micromobility/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
 import type { CallContext, FleetSnapshot, MicromobilityConnector, ProviderMicroVehicle } from '../types.ts'
 import { isNotFound, isRefusal, operatorError, type TompClient } from './client.ts'
-import { isObject, type Json, positionOf, str } from './map.ts'
+import { firstLeg, isObject, type Json, legPosition, positionOf, str } from './map.ts'
 import type { TompOptions } from './options.ts'
 
 /**
@@ -56,19 +56,6 @@ function decode(reference: string): Reference | undefined {
 }
 
 const path = (kind: 'bookings' | 'legs', id: string) => `${kind}/${encodeURIComponent(id)}/events`
-
-/** Where a leg's vehicle is: the asset's reported location, else where the leg started. */
-const legPosition = (leg: Json | undefined) =>
-  positionOf(
-    isObject(leg?.asset) && isObject(leg.asset.overriddenProperties)
-      ? leg.asset.overriddenProperties.location
-      : undefined,
-  ) ?? positionOf(leg?.from)
-
-function firstLeg(booking: unknown, legId?: string): Json | undefined {
-  const legs = isObject(booking) && Array.isArray(booking.legs) ? booking.legs.filter(isObject) : []
-  return legs.find((l) => str(l.id) === legId) ?? legs[0]
-}
 
 function checkedLocation(location: LatLon | undefined): LatLon | undefined {
   if (location === undefined) return undefined
@@ -165,7 +152,9 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
     const customer = customerFor(offer, rider)
     const booking = await client
       .post('bookings', { id: offerId, ...(customer ? { customer } : {}) }, call(ctx))
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
+        // A booking whose answer got lost may exist all the same: cancel it rather than leave the vehicle held.
+        if (!isRefusal(error) && !isNotFound(error)) await undo(offerId, ctx)
         throw isNotFound(error) ? notAvailable() : operatorError(error, 'VEHICLE_NOT_AVAILABLE')
       })
     const bookingId = (isObject(booking) ? str(booking.id) : undefined) ?? offerId
