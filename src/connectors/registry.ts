@@ -7,10 +7,11 @@ import { DEFAULT_PROVIDERS } from './default-providers.ts'
 import { gbfs } from './gbfs/index.ts'
 import { gtfs } from './gtfs/index.ts'
 import { sandbox } from './sandbox/index.ts'
+import { tomp } from './tomp/index.ts'
 import type { ConnectorDeps, ConnectorFactory, Provider, ProviderEntry } from './types.ts'
 
 /** Every connector the service can build, by the `connector` name of the providers file. */
-export const CONNECTORS: Record<string, ConnectorFactory> = { sandbox, gbfs, gtfs }
+export const CONNECTORS: Record<string, ConnectorFactory> = { sandbox, gbfs, gtfs, tomp }
 
 const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' })
 const ProviderEntrySchema = Type.Object(

@@ -1,25 +1,38 @@
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
-import { MicroVehicle, PricingPlan, Zone, ZoneRules } from '../../src/api/micromobility/schemas.ts'
+import { after, describe, it } from 'node:test'
+import {
+  MicroVehicle,
+  PricingPlan,
+  TRIP_ACTIONS,
+  type TripAction,
+  Zone,
+  ZoneRules,
+} from '../../src/api/micromobility/schemas.ts'
 import { DeepLinks } from '../../src/api/shared/schemas.ts'
 import { SANDBOX_PROFILES, SANDBOX_SCENARIOS } from '../../src/connectors/sandbox/index.ts'
 import {
+  type CallContext,
+  type Capabilities,
   isMicromobilityConnector,
   type MicromobilityConnector,
+  type ProviderEntry,
   type ProviderMicroVehicle,
   type ProviderZone,
   type Scenario,
 } from '../../src/connectors/types.ts'
 import { distanceMeters } from '../../src/platform/geo.ts'
+import { testClock } from '../helpers/clock.ts'
 import {
   buildConnector,
   type ConnectorSetup,
+  inMemory,
   type KvFactory,
   registryOf,
   rejectsWith,
   validator,
 } from '../helpers/connectors.ts'
 import { testRedis } from '../helpers/redis.ts'
+import { startTompOperator, type TompOperator } from '../helpers/tomp-operator.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up
@@ -30,7 +43,6 @@ const HOUR = 60 * MINUTE
 const BERLIN = { latitude: 52.52, longitude: 13.405 }
 const ALEXANDERPLATZ = { latitude: 52.5219, longitude: 13.4132 }
 const HAUPTBAHNHOF = { latitude: 52.5251, longitude: 13.3694 }
-const FLEET_SIZE = { 'sandbox-scoot': 400, 'sandbox-bike': 250 }
 const RIDER = { email: 'ada@example.com', name: 'Ada Lovelace' }
 
 const check = {
@@ -41,25 +53,50 @@ const check = {
   rules: validator(ZoneRules, 'ZoneRules'),
 }
 
-type MicroId = 'sandbox-scoot' | 'sandbox-bike'
-
 interface Setup extends ConnectorSetup<MicromobilityConnector> {
-  providerId: MicroId
+  providerId: string
+  /** What the registry builds it from (a default provider's id, or an entry of its own). */
+  entry: string | ProviderEntry
+  /** A second instance of the same provider (the same store, clock and operator), as another service instance. */
+  twin(): Promise<Setup>
 }
 
-/** Builds a sandbox provider through the registry, as the service does; `shared` makes a second instance. */
-function build(
-  id: MicroId,
-  options: Record<string, unknown> = {},
-  shared?: Pick<Setup, 'clock' | 'kv'>,
-  makeKv?: KvFactory,
-): Setup {
-  const kind = { is: isMicromobilityConnector, name: 'micromobility' }
-  return { providerId: id, ...buildConnector(id, kind, { options, shared, makeKv, start: T0 }) }
+/** A provider made to fail: calls made with `ctx` fail with PROVIDER_ERROR of `reason` until `restore()`. */
+interface Breakdown {
+  ctxs: CallContext[]
+  reason: string
+  restore(): void
 }
 
-/** A second instance of the same provider: same store, same clock. */
-const twin = (s: Setup) => build(s.providerId, {}, { kv: s.kv, clock: s.clock })
+/**
+ * What the shared suites need to know of one implementation: how to build it, and the facts that differ between
+ * providers (fleet, identifiers, commands a vehicle obeys, how a held vehicle shows, how to make it fail).
+ */
+interface Profile {
+  name: string
+  make(options?: Record<string, unknown>): Promise<Setup>
+  capabilities: Capabilities
+  fleetSize: number
+  vehicleId: RegExp
+  reference: RegExp
+  /** Vehicles of no trip of this provider, and a reference that is well-formed but unknown (for that vehicle). */
+  unknownVehicles: string[]
+  unknownReference: { vehicleId: string; reference: string }
+  /** Vehicle commands the provider carries out; the others answer PROVIDER_ERROR COMMAND_NOT_SUPPORTED. */
+  commands: TripAction[]
+  /** A reserved vehicle leaves the fleet (sandbox), or stays listed as not available (TOMP `isReserved`). */
+  reserved: 'hidden' | 'unavailable'
+  /** Every call fails as a provider error would / never answers / the vehicle rejects every command. */
+  failing(s: Setup): Breakdown
+  hanging(s: Setup, signal: AbortSignal): { ctx: CallContext; restore(): void }
+  rejecting(s: Setup): { ctx: CallContext; restore(): void }
+  /** Options the provider must refuse to be built with. */
+  badOptions: Record<string, unknown>[]
+  /** Simulated providers have seed, fleetSize, latencyMs and failureRate options. */
+  simulated: boolean
+  /** The sandbox keeps live and test apart; a real operator is the same whichever environment calls it. */
+  environments: 'separate' | 'shared'
+}
 
 const scenario = (name: string, target?: string): Scenario[] => [{ name, ...(target ? { target } : {}) }]
 
@@ -78,6 +115,147 @@ const asApiVehicle = (providerId: string, v: ProviderMicroVehicle) => ({
   ...(v.deepLinks ? { deepLinks: v.deepLinks } : {}),
 })
 
+// ---------------------------------------------------------------------------------------------------------------
+// The implementations: the sandbox providers (on the in-memory store or Redis) and a TOMP operator
+
+const micromobility = { is: isMicromobilityConnector, name: 'micromobility' }
+
+function sandboxProfile(id: 'sandbox-scoot' | 'sandbox-bike', makeKv?: KvFactory): Profile {
+  const build = (options: Record<string, unknown>, shared?: Pick<Setup, 'clock' | 'kv'>): Setup => {
+    const setup = buildConnector(id, micromobility, { options, shared, makeKv, start: T0 })
+    return { providerId: id, entry: id, ...setup, twin: async () => build({}, { kv: setup.kv, clock: setup.clock }) }
+  }
+  const scoot = id === 'sandbox-scoot'
+  return {
+    name: `${id}${makeKv ? ' on Redis' : ''}`,
+    make: async (options = {}) => build(options),
+    capabilities: SANDBOX_PROFILES[scoot ? 'scoot' : 'bike'],
+    fleetSize: scoot ? 400 : 250,
+    vehicleId: scoot ? /^scoot-\d{4}$/ : /^bike-\d{4}$/,
+    reference: /^SC-[0-9A-Z]{10}$/,
+    unknownVehicles: ['scoot-9999', 'bike-0001'],
+    unknownReference: { vehicleId: 'scoot-0001', reference: 'SC-ZZZZZZZZZZ' },
+    commands: ['LOCK', 'UNLOCK', 'HONK'],
+    reserved: 'hidden',
+    failing: (s) => ({
+      ctxs: [s.ctx({ scenarios: scenario('provider-error', id) }), s.ctx({ scenarios: scenario('provider-error') })],
+      reason: 'SCENARIO',
+      restore: () => {},
+    }),
+    hanging: (s, signal) => ({
+      ctx: s.ctx({ scenarios: scenario('provider-timeout', id), signal }),
+      restore: () => {},
+    }),
+    rejecting: (s) => ({ ctx: s.ctx({ scenarios: scenario('vehicle-rejects', id) }), restore: () => {} }),
+    badOptions: [
+      { fleetSize: 0 },
+      { fleetSize: 2.5 },
+      { fleetSize: '10' },
+      { fleetSize: 100_000 },
+      { seed: '' },
+      { seed: { x: 1 } },
+      { latencyMs: -1 },
+      { failureRate: 2 },
+    ],
+    simulated: true,
+    environments: 'separate',
+  }
+}
+
+const TOMP_ID = 'tomp-freebike'
+/** Past the TOMP connector's default refresh (30 s) and maxStaleSeconds (300 s). */
+const PAST_STALE_MS = 301_000
+const operators = new Map<Setup['clock'], TompOperator>()
+after(() => Promise.all([...operators.values()].map((o) => o.close())))
+
+/**
+ * A TOMP connector with trips against a test operator of its own (test/helpers/tomp-operator.ts) on the setup's
+ * clock, with the default refresh: what a second instance sees of the first's bookings comes through the store they
+ * share, as in a deployment. Making the operator fail or hang also moves the clock past the refresh and the time a
+ * failed read may be answered from the last copy (maxStaleSeconds), so the next call reads.
+ */
+function tompProfile(): Profile {
+  const entry = (url: string): ProviderEntry => ({
+    id: TOMP_ID,
+    name: 'FreeBike (TOMP)',
+    connector: 'tomp',
+    environments: ['live', 'test'],
+    options: { url, trips: true, timeoutMs: 2000 },
+  })
+  const build = (operator: TompOperator, options: Record<string, unknown>, shared: Pick<Setup, 'clock' | 'kv'>) => {
+    const setup: Setup = {
+      providerId: TOMP_ID,
+      entry: entry(operator.url),
+      ...buildConnector(entry(operator.url), micromobility, { options, shared, start: T0 }),
+      twin: async () => build(operator, options, shared),
+    }
+    return setup
+  }
+  const operatorOf = (s: Setup) => operators.get(s.clock)!
+  return {
+    name: 'tomp (test operator)',
+    async make(options = {}) {
+      const clock = testClock(T0)
+      const operator = await startTompOperator({ clock })
+      operators.set(clock, operator)
+      const setup = build(operator, options, { clock, kv: inMemory(clock) })
+      await setup.connector.start?.()
+      return setup
+    },
+    capabilities: {
+      modalities: ['SCOOTER', 'BIKE', 'MOPED'],
+      operations: ['SEARCH', 'ZONES', 'TRIPS', 'VEHICLE_ACTIONS'],
+      stationBased: false,
+      freeFloating: true,
+      requiresStoredBooking: false,
+    },
+    fleetSize: 300,
+    vehicleId: /^FB-\d{4}$/,
+    reference: /^BK-[0-9A-F]{10}\|BK-[0-9A-F]{10}-L1\|FB-\d{4}$/,
+    unknownVehicles: ['FB-9999', 'scoot-0001'],
+    unknownReference: { vehicleId: 'FB-0001', reference: 'BK-0000000000|BK-0000000000-L1|FB-0001' },
+    commands: ['LOCK', 'UNLOCK'],
+    reserved: 'unavailable',
+    failing(s) {
+      operatorOf(s).mode = 'error'
+      s.clock.advance(PAST_STALE_MS)
+      const restore = () => {
+        operatorOf(s).mode = undefined
+      }
+      return { ctxs: [s.ctx()], reason: 'OPERATOR_ERROR', restore }
+    },
+    hanging(s, signal) {
+      operatorOf(s).mode = 'hang'
+      s.clock.advance(PAST_STALE_MS)
+      const restore = () => {
+        operatorOf(s).mode = undefined
+      }
+      return { ctx: s.ctx({ signal }), restore }
+    },
+    rejecting(s) {
+      operatorOf(s).jammed = true
+      const restore = () => {
+        operatorOf(s).jammed = false
+      }
+      return { ctx: s.ctx(), restore }
+    },
+    badOptions: [
+      { url: 'ftp://operator.example/' },
+      { url: '' },
+      { apiVersion: '2.0' },
+      { apiKey: 'key', token: 'token' },
+      { trips: 'yes' },
+      { refreshSeconds: -1 },
+      { planning: 'maybe' },
+      { maasId: '' },
+      { fleetSize: 10 },
+    ],
+    simulated: false,
+    environments: 'shared',
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // GeoJSON, checked independently of the implementation.
 type Pos = [number, number]
 function checkRing(ring: unknown, exterior: boolean, where: string): Pos[] {
@@ -138,33 +316,31 @@ async function settlesWithin(promise: Promise<unknown>, ms: number) {
 // ---------------------------------------------------------------------------------------------------------------
 // The shared suite
 
-/** What every sandbox micromobility connector must do, whatever its profile. */
-export function microConnectorSuite(
-  name: string,
-  make: (options?: Record<string, unknown>) => Setup,
-  settings: { skip?: string } = {},
-) {
-  describe(`MicromobilityConnector conformance: ${name}`, { skip: settings.skip }, () => {
-    it('declares the capabilities of its profile; trips exactly when it has TRIPS', () => {
-      const s = make()
-      const profile = s.providerId === 'sandbox-scoot' ? 'scoot' : 'bike'
+/** What every micromobility connector must do, whatever its protocol. */
+export function microConnectorSuite(profile: Profile, settings: { skip?: string } = {}) {
+  const { make } = profile
+  describe(`MicromobilityConnector conformance: ${profile.name}`, { skip: settings.skip }, () => {
+    it('declares the capabilities of the provider; trips exactly when it has TRIPS', async () => {
+      const s = await make()
+      // A real operator's capabilities come from what it publishes, so they are read once the fleet is.
+      await s.connector.fleet(s.ctx())
       const operations: string[] = s.connector.capabilities.operations
-      assert.deepEqual(s.connector.capabilities, SANDBOX_PROFILES[profile])
+      assert.deepEqual(s.connector.capabilities, profile.capabilities)
       assert.equal(s.connector.trips !== undefined, operations.includes('TRIPS'))
     })
 
     it('fleet: valid shapes, around Berlin, unique ids, priced, reported now; a stable version', async () => {
-      const s = make()
+      const s = await make()
       const snapshot = await s.connector.fleet(s.ctx())
       assert.equal(typeof snapshot.version, 'string')
       assert.ok(snapshot.version.length > 0)
-      assert.equal(snapshot.vehicles.length, FLEET_SIZE[s.providerId])
+      assert.equal(snapshot.vehicles.length, profile.fleetSize)
       const ids = new Set<string>()
       for (const v of snapshot.vehicles) {
         check.vehicle(asApiVehicle(s.providerId, v), v.vehicleId)
         assert.ok(!ids.has(v.vehicleId), `${v.vehicleId} once`)
         ids.add(v.vehicleId)
-        assert.match(v.vehicleId, /^(scoot|bike)-\d{4}$/)
+        assert.match(v.vehicleId, profile.vehicleId)
         assert.ok(distanceMeters(v, BERLIN) <= 6_100, `${v.vehicleId} within 6 km of the centre`)
         assert.equal(v.lastUpdated, s.clock().toISOString())
         assert.ok(v.pricingPlan, 'every vehicle has a pricing plan')
@@ -189,17 +365,23 @@ export function microConnectorSuite(
       assert.deepEqual(later, snapshot)
     })
 
-    it('is deterministic across builds; seed and fleetSize options', async () => {
-      const a = await make().connector.fleet(make().ctx())
-      const s = make()
-      const b = await s.connector.fleet(s.ctx())
-      assert.deepEqual(b, a)
-      const small = make({ fleetSize: 12 })
+    it('the same provider built twice reports the same fleet', async () => {
+      const a = await make()
+      const b = await make()
+      assert.deepEqual(await b.connector.fleet(b.ctx()), await a.connector.fleet(a.ctx()))
+    })
+
+    it('simulated providers: deterministic by seed, fleetSize keeps the first vehicles', {
+      skip: !profile.simulated && 'a real operator publishes its own fleet',
+    }, async () => {
+      const s = await make()
+      const a = await s.connector.fleet(s.ctx())
+      const small = await make({ fleetSize: 12 })
       const first = await small.connector.fleet(small.ctx())
       assert.equal(first.vehicles.length, 12)
       assert.deepEqual(first.vehicles, a.vehicles.slice(0, 12), 'a smaller fleet keeps the first vehicles')
       assert.notEqual(first.version, a.version)
-      const other = make({ seed: 'another-seed' })
+      const other = await make({ seed: 'another-seed' })
       const seeded = await other.connector.fleet(other.ctx())
       assert.equal(seeded.vehicles.length, a.vehicles.length)
       assert.notDeepEqual(
@@ -207,15 +389,15 @@ export function microConnectorSuite(
         a.vehicles.map((v) => [v.latitude, v.longitude]),
       )
       assert.notEqual(seeded.version, a.version)
-      const numeric = make({ seed: 42 })
+      const numeric = await make({ seed: 42 })
       assert.deepEqual(
         await numeric.connector.fleet(numeric.ctx()),
-        await make({ seed: 42 }).connector.fleet(numeric.ctx()),
+        await (await make({ seed: 42 })).connector.fleet(numeric.ctx()),
       )
     })
 
     it('zones: valid GeoJSON with rules; every vehicle parked inside the service area, none where parking is banned', async () => {
-      const s = make()
+      const s = await make()
       const zones = await s.connector.zones(s.ctx())
       const provider = { id: s.providerId, name: s.providerId }
       for (const zone of zones) {
@@ -260,68 +442,72 @@ export function microConnectorSuite(
       )
     })
 
-    it('scenario provider-error: every call fails; a scenario for another provider changes nothing', async () => {
-      const s = make()
-      const failing = s.ctx({ scenarios: scenario('provider-error', s.providerId) })
-      await rejectsWith(s.connector.fleet(failing), 'PROVIDER_ERROR', { reason: 'SCENARIO' })
-      await rejectsWith(s.connector.zones(failing), 'PROVIDER_ERROR', { reason: 'SCENARIO' })
-      await rejectsWith(s.connector.fleet(s.ctx({ scenarios: scenario('provider-error') })), 'PROVIDER_ERROR')
+    it('a provider in trouble: every call fails with PROVIDER_ERROR; once it recovers, nothing is left of it', async () => {
+      const s = await make()
+      const failing = profile.failing(s)
+      const reason = { reason: failing.reason }
+      for (const ctx of failing.ctxs) {
+        await rejectsWith(s.connector.fleet(ctx), 'PROVIDER_ERROR', reason)
+        await rejectsWith(s.connector.zones(ctx), 'PROVIDER_ERROR', reason)
+      }
       const trips = s.connector.trips
       if (trips) {
-        await rejectsWith(trips.reserve('scoot-0001', RIDER, failing), 'PROVIDER_ERROR', { reason: 'SCENARIO' })
-        await rejectsWith(trips.start('scoot-0001', undefined, RIDER, failing), 'PROVIDER_ERROR')
-        await rejectsWith(trips.command('SC-0000000000', 'HONK', failing), 'PROVIDER_ERROR', { reason: 'SCENARIO' })
-        await rejectsWith(trips.end('SC-0000000000', undefined, failing), 'PROVIDER_ERROR', { reason: 'SCENARIO' })
-        await rejectsWith(trips.release('SC-0000000000', failing), 'PROVIDER_ERROR', { reason: 'SCENARIO' })
+        const [ctx] = failing.ctxs
+        const { vehicleId, reference } = profile.unknownReference
+        const [command] = profile.commands
+        await rejectsWith(trips.reserve(vehicleId, RIDER, ctx), 'PROVIDER_ERROR', reason)
+        await rejectsWith(trips.start(vehicleId, undefined, RIDER, ctx), 'PROVIDER_ERROR', reason)
+        await rejectsWith(trips.command(reference, command, ctx), 'PROVIDER_ERROR', reason)
+        await rejectsWith(trips.end(reference, undefined, ctx), 'PROVIDER_ERROR', reason)
+        await rejectsWith(trips.release(reference, ctx), 'PROVIDER_ERROR', reason)
       }
+      failing.restore()
+      // Scenarios aimed at other providers change nothing.
       const elsewhere = s.ctx({ scenarios: [...scenario('provider-error', 'sandbox-rent'), ...scenario('x', 'y')] })
-      assert.equal((await s.connector.fleet(elsewhere)).vehicles.length, FLEET_SIZE[s.providerId])
+      assert.equal((await s.connector.fleet(elsewhere)).vehicles.length, profile.fleetSize)
       assert.ok((await s.connector.zones(elsewhere)).length >= 4)
     })
 
-    it('scenario provider-timeout: the call never answers until the caller gives up, then rejects', async () => {
-      const s = make()
+    it('a provider that does not answer: the call waits until the caller gives up, then rejects with TIMEOUT', async () => {
+      const s = await make()
       const controller = new AbortController()
-      const ctx = s.ctx({ scenarios: scenario('provider-timeout', s.providerId), signal: controller.signal })
-      const fleet = s.connector.fleet(ctx)
-      const zones = s.connector.zones(ctx)
+      const hanging = profile.hanging(s, controller.signal)
+      const fleet = s.connector.fleet(hanging.ctx)
+      const zones = s.connector.zones(hanging.ctx)
       assert.equal(await settlesWithin(fleet, 40), false, 'still waiting')
       controller.abort()
       await rejectsWith(fleet, 'TIMEOUT')
       await rejectsWith(zones, 'TIMEOUT')
+      hanging.restore()
       const aborted = new AbortController()
       aborted.abort()
       await rejectsWith(s.connector.fleet(s.ctx({ signal: aborted.signal })), 'TIMEOUT')
     })
 
-    it('options latencyMs and failureRate as for cars; wrong options are reported', async () => {
-      const slow = make({ latencyMs: 40 })
-      const started = performance.now()
-      await slow.connector.zones(slow.ctx())
-      assert.ok(performance.now() - started >= 35, 'latency applies')
-      const failing = make({ failureRate: 1 })
-      await rejectsWith(failing.connector.fleet(failing.ctx()), 'PROVIDER_ERROR', { reason: 'SIMULATED_FAILURE' })
-      const s = make()
-      for (const options of [
-        { fleetSize: 0 },
-        { fleetSize: 2.5 },
-        { fleetSize: '10' },
-        { fleetSize: 100_000 },
-        { seed: '' },
-        { seed: { x: 1 } },
-        { latencyMs: -1 },
-        { failureRate: 2 },
-      ]) {
-        const { registry, problems } = registryOf(s.providerId, options, s.kv, s.clock)
+    it('wrong options are reported: the provider is UNAVAILABLE', async () => {
+      const s = await make()
+      for (const options of profile.badOptions) {
+        const { registry, problems } = registryOf(s.entry, options, s.kv, s.clock)
         assert.equal(problems.length, 1, JSON.stringify(options))
         assert.equal(registry.get(s.providerId)?.status, 'UNAVAILABLE')
       }
+    })
+
+    it('simulated providers: options latencyMs and failureRate as for cars', {
+      skip: !profile.simulated && 'a real operator has its own latency and failures',
+    }, async () => {
+      const slow = await make({ latencyMs: 40 })
+      const started = performance.now()
+      await slow.connector.zones(slow.ctx())
+      assert.ok(performance.now() - started >= 35, 'latency applies')
+      const failing = await make({ failureRate: 1 })
+      await rejectsWith(failing.connector.fleet(failing.ctx()), 'PROVIDER_ERROR', { reason: 'SIMULATED_FAILURE' })
     })
   })
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Trips (sandbox-scoot), on a store two instances share
+// Trips, with a second instance of the provider beside the first
 
 /** Available vehicles of a fleet, charged enough for a ride. */
 async function rideable(s: Setup, min = 30) {
@@ -331,30 +517,47 @@ async function rideable(s: Setup, min = 30) {
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6
 const ids = (vehicles: ProviderMicroVehicle[]) => new Set(vehicles.map((v) => v.vehicleId))
+const availableCount = (vehicles: ProviderMicroVehicle[]) => vehicles.filter((v) => v.isAvailable).length
 
-export function scootTripSuite(name: string, make: () => Setup, settings: { skip?: string } = {}) {
-  describe(`sandbox-scoot trips: ${name}`, { skip: settings.skip }, () => {
-    it('reserve hides the vehicle on every instance; start, LOCK/UNLOCK/HONK, end moves it; available again', async () => {
-      const a = make()
-      const b = twin(a)
+/** Every command on a trip that cannot take one fails: the vehicle rejects it, or the provider has no such command. */
+async function commandsFail(profile: Profile, s: Setup, reference: string, ctx = s.ctx()) {
+  for (const action of TRIP_ACTIONS) {
+    const reason = profile.commands.includes(action) ? rejected : { reason: 'COMMAND_NOT_SUPPORTED' }
+    await rejectsWith(s.connector.trips!.command(reference, action, ctx), 'PROVIDER_ERROR', reason)
+  }
+}
+
+export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
+  const { make } = profile
+  /** A vehicle a trip holds: gone from the fleet, or listed as not available (as the provider shows reservations). */
+  const assertReserved = (vehicles: ProviderMicroVehicle[], vehicleId: string, message?: string) => {
+    if (profile.reserved === 'hidden') assert.ok(!ids(vehicles).has(vehicleId), message ?? `${vehicleId} hidden`)
+    else assert.equal(vehicles.find((v) => v.vehicleId === vehicleId)?.isAvailable, false, message ?? vehicleId)
+  }
+
+  describe(`MicromobilityConnector trips: ${profile.name}`, { skip: settings.skip }, () => {
+    it('reserve holds the vehicle on every instance; start, LOCK/UNLOCK, end moves it; available again', async () => {
+      const a = await make()
+      const b = await a.twin()
       const trips = a.connector.trips!
       const tripsB = b.connector.trips!
       const before = await b.connector.fleet(b.ctx())
       const [vehicle, other] = await rideable(b)
 
       const { reference } = await trips.reserve(vehicle.vehicleId, RIDER, a.ctx())
-      assert.match(reference, /^SC-[0-9A-Z]{10}$/)
+      assert.match(reference, profile.reference)
       const reserved = await b.connector.fleet(b.ctx())
       assert.notEqual(reserved.version, before.version, 'the version changed')
-      assert.ok(!ids(reserved.vehicles).has(vehicle.vehicleId), 'gone from the fleet of the other instance')
-      assert.equal(reserved.vehicles.length, before.vehicles.length - 1)
-      assert.ok(!ids((await a.connector.fleet(a.ctx())).vehicles).has(vehicle.vehicleId))
+      assertReserved(reserved.vehicles, vehicle.vehicleId, 'held on the other instance')
+      assert.equal(availableCount(reserved.vehicles), availableCount(before.vehicles) - 1)
+      if (profile.reserved === 'hidden') assert.equal(reserved.vehicles.length, before.vehicles.length - 1)
+      assertReserved((await a.connector.fleet(a.ctx())).vehicles, vehicle.vehicleId)
       await rejectsWith(tripsB.reserve(vehicle.vehicleId, RIDER, b.ctx()), 'PROVIDER_ERROR', notAvailable)
       await rejectsWith(tripsB.start(vehicle.vehicleId, undefined, RIDER, b.ctx()), 'PROVIDER_ERROR', notAvailable)
       await rejectsWith(tripsB.start(other.vehicleId, reference, RIDER, b.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_MISMATCH',
       })
-      await trips.command(reference, 'HONK', a.ctx())
+      if (profile.commands.includes('HONK')) await trips.command(reference, 'HONK', a.ctx())
       await rejectsWith(trips.command(reference, 'UNLOCK', a.ctx()), 'PROVIDER_ERROR', rejected)
       await rejectsWith(trips.end(reference, undefined, a.ctx()), 'PROVIDER_ERROR', { reason: 'RIDE_NOT_STARTED' })
 
@@ -365,8 +568,9 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
         location: { latitude: vehicle.latitude, longitude: vehicle.longitude },
       })
       assert.deepEqual(await tripsB.start(vehicle.vehicleId, reference, RIDER, b.ctx()), started, 'start again')
-      assert.ok(!ids((await a.connector.fleet(a.ctx())).vehicles).has(vehicle.vehicleId), 'in use: still hidden')
+      assert.ok(!ids((await a.connector.fleet(a.ctx())).vehicles).has(vehicle.vehicleId), 'in use: hidden')
       for (const action of ['LOCK', 'UNLOCK', 'HONK', 'LOCK', 'UNLOCK'] as const) {
+        if (!profile.commands.includes(action)) continue
         assert.equal(await (action === 'HONK' ? trips : tripsB).command(reference, action, a.ctx()), undefined)
       }
 
@@ -387,9 +591,7 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
       assert.equal(moved.qrCode, vehicle.qrCode)
       assert.deepEqual((await a.connector.fleet(a.ctx())).vehicles, after.vehicles, 'both instances agree')
 
-      for (const action of ['LOCK', 'UNLOCK', 'HONK'] as const) {
-        await rejectsWith(trips.command(reference, action, a.ctx()), 'PROVIDER_ERROR', rejected)
-      }
+      await commandsFail(profile, a, reference)
       assert.deepEqual(await tripsB.end(reference, undefined, b.ctx()), ended, 'ending again answers the same')
       await trips.release(reference, a.ctx())
       await rejectsWith(trips.start(vehicle.vehicleId, reference, RIDER, a.ctx()), 'PROVIDER_ERROR', {
@@ -403,8 +605,9 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
     })
 
     it('two instances reserving the same vehicle at once: exactly one gets it', async () => {
-      const a = make()
-      const b = twin(a)
+      const a = await make()
+      const b = await a.twin()
+      const before = await b.connector.fleet(b.ctx())
       const candidates = (await rideable(a, 10)).slice(0, 12)
       for (const [i, vehicle] of candidates.entries()) {
         const first = i % 3 === 0 ? b : a
@@ -421,15 +624,21 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
         await rejectsWith(Promise.reject(lost.reason), 'PROVIDER_ERROR', notAvailable)
       }
       const { vehicles } = await b.connector.fleet(b.ctx())
-      for (const vehicle of candidates) assert.ok(!ids(vehicles).has(vehicle.vehicleId))
-      assert.equal(vehicles.length, FLEET_SIZE['sandbox-scoot'] - candidates.length)
+      // Reserved or riding, none of them can be taken.
+      for (const vehicle of candidates) {
+        assert.ok(!vehicles.some((v) => v.vehicleId === vehicle.vehicleId && v.isAvailable), vehicle.vehicleId)
+      }
+      assert.equal(availableCount(vehicles), availableCount(before.vehicles) - candidates.length)
+      if (profile.reserved === 'hidden') assert.equal(vehicles.length, profile.fleetSize - candidates.length)
 
       // Many trips at once on both instances: no change to the fleet gets lost.
       const many = (await rideable(a, 10)).slice(0, 30)
       const references = await Promise.all(
         many.map((v, i) => (i % 2 ? a : b).connector.trips!.reserve(v.vehicleId, RIDER, (i % 2 ? a : b).ctx())),
       )
-      assert.equal((await a.connector.fleet(a.ctx())).vehicles.length, vehicles.length - many.length)
+      const held = (await a.connector.fleet(a.ctx())).vehicles
+      assert.equal(availableCount(held), availableCount(vehicles) - many.length)
+      for (const vehicle of many) assertReserved(held, vehicle.vehicleId)
       await Promise.all(
         references.map(({ reference }, i) => (i % 3 ? a : b).connector.trips!.release(reference, a.ctx())),
       )
@@ -439,8 +648,8 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
     })
 
     it('release frees a reserved vehicle; a ride cannot be released; ending without a location leaves it there', async () => {
-      const a = make()
-      const b = twin(a)
+      const a = await make()
+      const b = await a.twin()
       const [vehicle] = await rideable(a)
       const { reference } = await a.connector.trips!.reserve(vehicle.vehicleId, {}, a.ctx())
       const held = await b.connector.fleet(b.ctx())
@@ -456,7 +665,7 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
       await rejectsWith(a.connector.trips!.start(vehicle.vehicleId, reference, RIDER, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_ENDED',
       })
-      await rejectsWith(a.connector.trips!.command(reference, 'HONK', a.ctx()), 'PROVIDER_ERROR', rejected)
+      await commandsFail(profile, a, reference)
       await rejectsWith(a.connector.trips!.end(reference, undefined, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_ENDED',
       })
@@ -475,15 +684,17 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
     })
 
     it('unknown vehicles and references; vehicles in maintenance or with a flat battery', async () => {
-      const s = make()
+      const s = await make()
       const trips = s.connector.trips!
-      await rejectsWith(trips.reserve('scoot-9999', RIDER, s.ctx()), 'NOT_FOUND')
-      await rejectsWith(trips.reserve('bike-0001', RIDER, s.ctx()), 'NOT_FOUND')
-      await rejectsWith(trips.start('scoot-9999', undefined, RIDER, s.ctx()), 'NOT_FOUND')
-      await rejectsWith(trips.start('scoot-0001', 'SC-ZZZZZZZZZZ', RIDER, s.ctx()), 'NOT_FOUND')
-      await rejectsWith(trips.command('SC-ZZZZZZZZZZ', 'HONK', s.ctx()), 'PROVIDER_ERROR', rejected)
-      await rejectsWith(trips.command('nonsense', 'LOCK', s.ctx()), 'PROVIDER_ERROR', rejected)
-      await rejectsWith(trips.end('SC-ZZZZZZZZZZ', undefined, s.ctx()), 'NOT_FOUND')
+      const [unknown, foreign] = profile.unknownVehicles
+      const { vehicleId, reference } = profile.unknownReference
+      await rejectsWith(trips.reserve(unknown, RIDER, s.ctx()), 'NOT_FOUND')
+      await rejectsWith(trips.reserve(foreign, RIDER, s.ctx()), 'NOT_FOUND')
+      await rejectsWith(trips.start(unknown, undefined, RIDER, s.ctx()), 'NOT_FOUND')
+      await rejectsWith(trips.start(vehicleId, reference, RIDER, s.ctx()), 'NOT_FOUND')
+      await commandsFail(profile, s, reference)
+      await commandsFail(profile, s, 'nonsense')
+      await rejectsWith(trips.end(reference, undefined, s.ctx()), 'NOT_FOUND')
       await rejectsWith(trips.release('nonsense', s.ctx()), 'NOT_FOUND')
 
       const { vehicles } = await s.connector.fleet(s.ctx())
@@ -504,59 +715,59 @@ export function scootTripSuite(name: string, make: () => Setup, settings: { skip
       await rejectsWith(trips.end(ride.reference, { latitude: 100, longitude: 0 }, s.ctx()), 'INVALID_LOCATION')
     })
 
-    it('scenario vehicle-rejects: every command fails; the trip itself goes on', async () => {
-      const s = make()
+    it('a vehicle that rejects every command: each fails with VEHICLE_REJECTED; the trip itself goes on', async () => {
+      const s = await make()
       const trips = s.connector.trips!
       const [vehicle] = await rideable(s)
       const { reference } = await trips.start(vehicle.vehicleId, undefined, RIDER, s.ctx())
-      const rejecting = s.ctx({ scenarios: scenario('vehicle-rejects', 'sandbox-scoot') })
-      for (const action of ['LOCK', 'UNLOCK', 'HONK'] as const) {
-        await rejectsWith(trips.command(reference, action, rejecting), 'PROVIDER_ERROR', rejected)
-        await rejectsWith(
-          trips.command(reference, action, s.ctx({ scenarios: scenario('vehicle-rejects') })),
-          'PROVIDER_ERROR',
-          rejected,
-        )
-        await trips.command(reference, action, s.ctx({ scenarios: scenario('vehicle-rejects', 'sandbox-bike') }))
+      const rejecting = profile.rejecting(s)
+      for (const action of profile.commands) {
+        await rejectsWith(trips.command(reference, action, rejecting.ctx), 'PROVIDER_ERROR', rejected)
       }
-      assert.ok(SANDBOX_SCENARIOS.some((x) => x.name === 'vehicle-rejects' && x.description.length > 10))
-      await trips.end(reference, undefined, rejecting)
+      await trips.end(reference, undefined, rejecting.ctx)
+      rejecting.restore()
     })
 
     it('a reservation nobody starts or releases lapses after the provider hold time', async () => {
-      const a = make()
-      const b = twin(a)
+      const a = await make()
+      const b = await a.twin()
       const [vehicle] = await rideable(a)
       const { reference } = await a.connector.trips!.reserve(vehicle.vehicleId, RIDER, a.ctx())
       const held = await b.connector.fleet(b.ctx())
-      assert.ok(!ids(held.vehicles).has(vehicle.vehicleId))
+      assertReserved(held.vehicles, vehicle.vehicleId)
       a.clock.advance(121 * MINUTE)
       const lapsed = await b.connector.fleet(b.ctx())
       assert.notEqual(lapsed.version, held.version)
-      assert.ok(ids(lapsed.vehicles).has(vehicle.vehicleId), 'back in the fleet')
+      assert.equal(lapsed.vehicles.find((v) => v.vehicleId === vehicle.vehicleId)?.isAvailable, true, 'free again')
       const taken = await b.connector.trips!.reserve(vehicle.vehicleId, RIDER, b.ctx())
       await rejectsWith(a.connector.trips!.start(vehicle.vehicleId, reference, RIDER, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_ENDED',
       })
-      await rejectsWith(a.connector.trips!.command(reference, 'HONK', a.ctx()), 'PROVIDER_ERROR', rejected)
-      await a.connector.trips!.command(taken.reference, 'HONK', a.ctx())
-      assert.ok(!ids((await a.connector.fleet(a.ctx())).vehicles).has(vehicle.vehicleId), 'held by the new trip')
+      await commandsFail(profile, a, reference)
+      await a.connector.trips!.start(vehicle.vehicleId, taken.reference, RIDER, a.ctx())
+      assert.ok(!ids((await a.connector.fleet(a.ctx())).vehicles).has(vehicle.vehicleId), 'ridden on the new trip')
     })
 
-    it('live and test never share vehicle state', async () => {
-      const s = make()
+    it('live and test: apart at the sandbox; one operator for both at a real provider', async () => {
+      const s = await make()
       const [vehicle] = await rideable(s)
       await s.connector.trips!.reserve(vehicle.vehicleId, RIDER, s.ctx({ environment: 'test' }))
       const live = await s.connector.fleet(s.ctx({ environment: 'live' }))
+      if (profile.environments === 'shared') {
+        // The README says to configure a real operator's test system as a provider of its own for `test`.
+        assertReserved(live.vehicles, vehicle.vehicleId, 'the operator holds it for every environment')
+        return
+      }
       assert.ok(ids(live.vehicles).has(vehicle.vehicleId))
       const ride = await s.connector.trips!.start(vehicle.vehicleId, undefined, RIDER, s.ctx({ environment: 'live' }))
-      await rejectsWith(s.connector.trips!.command(ride.reference, 'HONK', s.ctx()), 'PROVIDER_ERROR', rejected)
+      await commandsFail(profile, s, ride.reference)
     })
   })
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Both providers, on the in-memory store and on Redis (the state several instances share)
+// Every implementation: the sandbox providers on the in-memory store and on Redis (the state several instances
+// share), and a TOMP operator
 
 const shared = await testRedis('micro')
 const redis = shared.skip ?? shared.redis!
@@ -564,15 +775,17 @@ const onRedis: KvFactory = shared.kv
 const redisSkip = typeof redis === 'string' ? redis : undefined
 
 for (const id of ['sandbox-scoot', 'sandbox-bike'] as const) {
-  microConnectorSuite(id, (options) => build(id, options))
-  microConnectorSuite(`${id} on Redis`, (options) => build(id, options, undefined, onRedis), { skip: redisSkip })
+  microConnectorSuite(sandboxProfile(id))
+  microConnectorSuite(sandboxProfile(id, onRedis), { skip: redisSkip })
 }
-scootTripSuite('in memory', () => build('sandbox-scoot'))
-scootTripSuite('on Redis', () => build('sandbox-scoot', {}, undefined, onRedis), { skip: redisSkip })
+tripSuite(sandboxProfile('sandbox-scoot'))
+tripSuite(sandboxProfile('sandbox-scoot', onRedis), { skip: redisSkip })
+microConnectorSuite(tompProfile())
+tripSuite(tompProfile())
 
 describe('sandbox-scoot specifics', () => {
   it('e-scooters with QR codes, the standard and the night plan, clustered at Alexanderplatz and Hauptbahnhof', async () => {
-    const s = build('sandbox-scoot')
+    const s = await sandboxProfile('sandbox-scoot').make()
     const { vehicles } = await s.connector.fleet(s.ctx())
     for (const v of vehicles) {
       assert.equal(v.type, 'SCOOTER')
@@ -601,11 +814,29 @@ describe('sandbox-scoot specifics', () => {
       'and spread over the city',
     )
   })
+  it('scenario vehicle-rejects: aimed at it or at every provider, commands fail; aimed at another, they work', async () => {
+    const s = await sandboxProfile('sandbox-scoot').make()
+    const trips = s.connector.trips!
+    const [vehicle] = (await s.connector.fleet(s.ctx())).vehicles.filter((v) => v.isAvailable)
+    const { reference } = await trips.start(vehicle.vehicleId, undefined, RIDER, s.ctx())
+    const rejecting = s.ctx({ scenarios: scenario('vehicle-rejects', 'sandbox-scoot') })
+    for (const action of ['LOCK', 'UNLOCK', 'HONK'] as const) {
+      await rejectsWith(trips.command(reference, action, rejecting), 'PROVIDER_ERROR', rejected)
+      await rejectsWith(
+        trips.command(reference, action, s.ctx({ scenarios: scenario('vehicle-rejects') })),
+        'PROVIDER_ERROR',
+        rejected,
+      )
+      await trips.command(reference, action, s.ctx({ scenarios: scenario('vehicle-rejects', 'sandbox-bike') }))
+    }
+    assert.ok(SANDBOX_SCENARIOS.some((x) => x.name === 'vehicle-rejects' && x.description.length > 10))
+    await trips.end(reference, undefined, rejecting)
+  })
 })
 
 describe('sandbox-bike specifics', () => {
   it('search only: no trips, deep links and a sandbox QR code for every bike', async () => {
-    const s = build('sandbox-bike')
+    const s = await sandboxProfile('sandbox-bike').make()
     assert.equal(s.connector.trips, undefined)
     assert.ok(!s.connector.capabilities.operations.includes('TRIPS'))
     const { vehicles } = await s.connector.fleet(s.ctx())
@@ -620,7 +851,7 @@ describe('sandbox-bike specifics', () => {
   })
 
   it('bikes, e-bikes and cargo bikes; charge only with assist; some parked at stations, the others free-floating', async () => {
-    const s = build('sandbox-bike')
+    const s = await sandboxProfile('sandbox-bike').make()
     const { vehicles } = await s.connector.fleet(s.ctx())
     const count = (f: (v: ProviderMicroVehicle) => boolean) => vehicles.filter(f).length
     assert.ok(count((v) => v.type === 'BICYCLE' && v.propulsionType === 'HUMAN') > vehicles.length / 3)
@@ -642,10 +873,10 @@ describe('sandbox-bike specifics', () => {
   })
 
   it('the fleet version is the same on every instance and call', async () => {
-    const s = build('sandbox-bike')
+    const s = await sandboxProfile('sandbox-bike').make()
     const first = await s.connector.fleet(s.ctx())
     s.clock.advance(HOUR)
-    assert.equal((await twin(s).connector.fleet(s.ctx())).version, first.version)
+    assert.equal((await (await s.twin()).connector.fleet(s.ctx())).version, first.version)
     assert.equal((await s.connector.fleet(s.ctx({ environment: 'live' }))).version, first.version)
   })
 })

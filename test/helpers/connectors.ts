@@ -35,11 +35,16 @@ export interface ConnectorSetup<C> {
 }
 
 /**
- * The registry of default provider `id` alone (with `options` over its own, if given) on `kv` and `clock`, and
- * the problems it reported.
+ * The registry of default provider `id` (or of a provider entry of its own) alone, with `options` over its own if
+ * given, on `kv` and `clock`, and the problems it reported.
  */
-export function registryOf(id: string, options: Record<string, unknown> | undefined, kv: Kv, clock: TestClock) {
-  const base = DEFAULT_PROVIDERS.find((p) => p.id === id)!
+export function registryOf(
+  id: string | ProviderEntry,
+  options: Record<string, unknown> | undefined,
+  kv: Kv,
+  clock: TestClock,
+) {
+  const base = typeof id === 'string' ? DEFAULT_PROVIDERS.find((p) => p.id === id)! : id
   const entry: ProviderEntry = options === undefined ? base : { ...base, options: { ...base.options, ...options } }
   const problems: string[] = []
   const registry = buildRegistry([entry], { kv, clock }, (_, message) => problems.push(message))
@@ -47,12 +52,12 @@ export function registryOf(id: string, options: Record<string, unknown> | undefi
 }
 
 /**
- * Builds default provider `id` through the registry; asserts that it loads without problems and is a connector of
- * `kind` (by `is`). `shared` (a clock and a store) makes a second instance; else a test clock at `start` and a
- * store from `makeKv`.
+ * Builds default provider `id` (or a provider entry) through the registry; asserts that it loads without problems
+ * and is a connector of `kind` (by `is`). `shared` (a clock and a store) makes a second instance; else a test clock
+ * at `start` and a store from `makeKv`.
  */
 export function buildConnector<C extends Connector>(
-  id: string,
+  id: string | ProviderEntry,
   kind: { is: (connector: Connector | undefined) => connector is C; name: string },
   setup: {
     options?: Record<string, unknown>
@@ -65,8 +70,9 @@ export function buildConnector<C extends Connector>(
   const kv = setup.shared?.kv ?? (setup.makeKv ?? inMemory)(clock)
   const { registry, problems } = registryOf(id, setup.options, kv, clock)
   assert.deepEqual(problems, [])
-  const connector = registry.get(id)?.connector
-  assert.ok(kind.is(connector), `${id} is a ${kind.name} connector`)
+  const providerId = typeof id === 'string' ? id : id.id
+  const connector = registry.get(providerId)?.connector
+  assert.ok(kind.is(connector), `${providerId} is a ${kind.name} connector`)
   return {
     connector,
     clock,
