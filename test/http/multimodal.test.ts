@@ -60,16 +60,14 @@ describe('POST /multimodal', { skip: skipReason }, () => {
     const res = await search({ radiusMeters: 1500 })
     assert.equal(res.status, 200, res.text)
     const { results, sources } = res.body.data
-    assert.deepEqual(
-      sources.map((s: any) => s.source),
-      ['PUBLIC_TRANSPORT', 'MICROMOBILITY', 'CARSHARING'],
-    )
-    for (const s of sources) {
+    // Keyed by source name, as `include` names them.
+    assert.deepEqual(Object.keys(sources), ['PUBLIC_TRANSPORT', 'MICROMOBILITY', 'CARSHARING'])
+    for (const [source, s] of Object.entries<any>(sources)) {
       assert.ok(['OK', 'FAILED', 'TIMEOUT'].includes(s.status))
-      assert.equal(s.results, results.filter((r: any) => kindOf(s.source) === r.kind).length)
+      assert.equal(s.results, results.filter((r: any) => kindOf(source) === r.kind).length)
       assert.ok(Array.isArray(s.providers))
     }
-    const micro = sources.find((s: any) => s.source === 'MICROMOBILITY')
+    const micro = sources.MICROMOBILITY
     assert.equal(micro.status, 'OK')
     assert.equal(micro.error, undefined)
     assert.ok(micro.providers.some((p: any) => p.id === 'sandbox-scoot' && p.status === 'OK'))
@@ -102,10 +100,7 @@ describe('POST /multimodal', { skip: skipReason }, () => {
   it('asks only the included sources, and applies limit per source', async () => {
     const res = await search({ include: ['MICROMOBILITY'], limit: 3, radiusMeters: 3000 })
     assert.equal(res.status, 200, res.text)
-    assert.deepEqual(
-      res.body.data.sources.map((s: any) => s.source),
-      ['MICROMOBILITY'],
-    )
+    assert.deepEqual(Object.keys(res.body.data.sources), ['MICROMOBILITY'])
     assert.equal(res.body.data.results.length, 3)
     assert.ok(res.body.data.results.every((r: any) => r.kind === 'VEHICLE'))
   })
@@ -149,10 +144,10 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
       { 'x-sandbox-scenario': 'provider-error:sandbox-scoot' },
     )
     assert.equal(res.status, 200, res.text)
-    const micro = res.body.data.sources.find((s: any) => s.source === 'MICROMOBILITY')
+    const micro = res.body.data.sources.MICROMOBILITY
     assert.equal(micro.status, 'FAILED')
     assert.equal(micro.error.code, 'PROVIDER_ERROR')
-    assert.equal(res.body.data.sources.find((s: any) => s.source === 'CARSHARING').status, 'OK')
+    assert.equal(res.body.data.sources.CARSHARING.status, 'OK')
     const scoot = micro.providers.find((p: any) => p.id === 'sandbox-scoot')
     assert.equal(scoot.status, 'FAILED')
     assert.ok(scoot.error.code && scoot.error.message)
@@ -173,7 +168,7 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
       { 'x-sandbox-scenario': 'provider-error:sandbox-bike' },
     )
     assert.equal(res.status, 200, res.text)
-    const bySource = Object.fromEntries(res.body.data.sources.map((s: any) => [s.source, s]))
+    const bySource = res.body.data.sources
     assert.equal(bySource.MICROMOBILITY.status, 'FAILED')
     assert.equal(bySource.MICROMOBILITY.results, 0)
     assert.equal(bySource.MICROMOBILITY.error.code, 'PROVIDER_ERROR')
@@ -190,7 +185,7 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
       h.api('POST', '/multimodal', t.test, { location: ALEX, radiusMeters: 1500 }, { 'x-sandbox-scenario': scenario })
     const aimed = await ask('provider-error:sandbox-scoot,provider-error:sandbox-bike')
     assert.equal(aimed.status, 200, aimed.text)
-    const micro = aimed.body.data.sources.find((s: any) => s.source === 'MICROMOBILITY')
+    const micro = aimed.body.data.sources.MICROMOBILITY
     assert.equal(micro.status, 'FAILED', JSON.stringify(micro))
     assert.equal(micro.error.code, 'PROVIDER_ERROR')
     assert.ok(
@@ -199,7 +194,8 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
     )
     const everyone = await ask('provider-timeout')
     assert.equal(everyone.status, 200, everyone.text)
-    for (const source of everyone.body.data.sources) assert.equal(source.status, 'TIMEOUT', JSON.stringify(source))
+    for (const source of Object.values<any>(everyone.body.data.sources))
+      assert.equal(source.status, 'TIMEOUT', JSON.stringify(source))
   })
 
   it('a provider that misses its deadline makes the source TIMEOUT', async () => {
@@ -212,7 +208,7 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
       { 'x-sandbox-scenario': 'provider-timeout:sandbox-share' },
     )
     assert.equal(res.status, 200, res.text)
-    const bySource = Object.fromEntries(res.body.data.sources.map((s: any) => [s.source, s]))
+    const bySource = res.body.data.sources
     assert.equal(bySource.CARSHARING.status, 'TIMEOUT')
     assert.equal(bySource.CARSHARING.error.code, 'TIMEOUT')
     assert.equal(bySource.MICROMOBILITY.status, 'OK')
@@ -408,14 +404,13 @@ describe('multimodal departures from a public-transport connector', () => {
   it('lists the next departures of the nearest stops in time order, a station once with its platforms', async () => {
     const multimodal = createMultimodal({ registry: registryOf([provider('transit')]), callProvider, vehicles })
     const res = await multimodal.search({ location: ALEX, include: ['PUBLIC_TRANSPORT'], limit: 3 }, caller)
-    assert.deepEqual(res.sources, [
-      {
-        source: 'PUBLIC_TRANSPORT',
+    assert.deepEqual(res.sources, {
+      PUBLIC_TRANSPORT: {
         status: 'OK',
         results: 3,
         providers: [{ id: 'transit', name: 'TRANSIT', status: 'OK' }],
       },
-    ])
+    })
     const items = res.results as any[]
     assert.deepEqual(
       items.map((d) => [d.kind, d.stop.stopId, d.scheduledTime.slice(11, 16)]),
@@ -438,15 +433,15 @@ describe('multimodal departures from a public-transport connector', () => {
       vehicles,
     })
     const partial = await some.search({ location: ALEX, include: ['PUBLIC_TRANSPORT'] }, caller)
-    assert.equal(partial.sources[0].status, 'FAILED')
-    assert.equal(partial.sources[0].providers.find((p) => p.id === 'b')?.status, 'FAILED')
-    assert.equal(partial.sources[0].providers.find((p) => p.id === 'a')?.status, 'OK')
+    assert.equal(partial.sources.PUBLIC_TRANSPORT!.status, 'FAILED')
+    assert.equal(partial.sources.PUBLIC_TRANSPORT!.providers.find((p) => p.id === 'b')?.status, 'FAILED')
+    assert.equal(partial.sources.PUBLIC_TRANSPORT!.providers.find((p) => p.id === 'a')?.status, 'OK')
     assert.ok(partial.results.length > 0)
-    assert.equal(partial.sources[0].results, partial.results.length)
+    assert.equal(partial.sources.PUBLIC_TRANSPORT!.results, partial.results.length)
     const all = createMultimodal({ registry: registryOf([provider('b', true)]), callProvider, vehicles })
     const failed = await all.search({ location: ALEX, include: ['PUBLIC_TRANSPORT'] }, caller)
-    assert.equal(failed.sources[0].status, 'FAILED')
-    assert.equal(failed.sources[0].error?.code, 'PROVIDER_ERROR')
+    assert.equal(failed.sources.PUBLIC_TRANSPORT!.status, 'FAILED')
+    assert.equal(failed.sources.PUBLIC_TRANSPORT!.error?.code, 'PROVIDER_ERROR')
     assert.deepEqual(failed.results, [])
   })
 
@@ -459,7 +454,7 @@ describe('multimodal departures from a public-transport connector', () => {
       sourceTimeoutMs: 50,
     })
     const res = await multimodal.search({ location: ALEX }, caller)
-    const bySource = Object.fromEntries(res.sources.map((s) => [s.source, s]))
+    const bySource = res.sources as Record<string, any>
     assert.equal(bySource.MICROMOBILITY.status, 'TIMEOUT')
     assert.equal(bySource.MICROMOBILITY.error?.code, 'TIMEOUT')
     assert.equal(bySource.PUBLIC_TRANSPORT.status, 'OK')

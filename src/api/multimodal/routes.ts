@@ -59,7 +59,7 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
       schema: {
         ...doc(
           'Departures, vehicles and car-sharing stations around a point (beta)',
-          'Combines public-transport departures at the nearest stops, micromobility vehicles (as POST /micromobility answers them) and car-sharing stations within `radiusMeters` (default 500, max 5000); `limit` applies per source. Each source runs under its own deadline (3 s); `sources` reports every source with `status` OK, FAILED or TIMEOUT and its `error`. One failing source never fails the request. Publishable keys allowed.',
+          'Combines public-transport departures at the nearest stops, micromobility vehicles (as POST /micromobility answers them) and car-sharing stations within `radiusMeters` (default 500, max 5000); `limit` applies per source. Each source runs under its own deadline (3 s); `sources` reports every requested source under its name (`sources.MICROMOBILITY`) with `status` OK, FAILED or TIMEOUT and its `error`. One failing source never fails the request. Publishable keys allowed.',
         ),
         body: MultimodalRequest,
         response: responses(MultimodalResult),

@@ -77,7 +77,6 @@ export type MultimodalItem = Static<typeof MultimodalItem>
 
 export const SourceOutcome = Type.Object(
   {
-    source: enumOf(MULTIMODAL_SOURCES),
     status: enumOf(
       SOURCE_STATUSES,
       'OK: every provider of the source answered; FAILED: at least one failed (`error`; `providers` says which; what the others found is still in `results`); TIMEOUT: the source missed its deadline, or every failure of its providers was a timeout',
@@ -102,7 +101,17 @@ export const MultimodalResult = Type.Object({
     description:
       'Grouped by source in the order PUBLIC_TRANSPORT, MICROMOBILITY, CARSHARING: departures by time, vehicles and stations nearest first',
   }),
-  sources: Type.Array(SourceOutcome, { description: 'One entry per requested source' }),
+  sources: Type.Object(
+    {
+      PUBLIC_TRANSPORT: Type.Optional(SourceOutcome),
+      MICROMOBILITY: Type.Optional(SourceOutcome),
+      CARSHARING: Type.Optional(SourceOutcome),
+    },
+    {
+      additionalProperties: false,
+      description: 'Each requested source by name (`sources.MICROMOBILITY.status`): how it answered, and why not',
+    },
+  ),
 })
 export type MultimodalResult = Static<typeof MultimodalResult>
 

@@ -226,7 +226,6 @@ export function createMultimodal(deps: MultimodalDeps) {
         return {
           items: answer.items,
           outcome: {
-            source,
             status,
             results: answer.items.length,
             error: { code, message: errorMessage(caller.language, code) },
@@ -236,13 +235,12 @@ export function createMultimodal(deps: MultimodalDeps) {
       }
       return {
         items: answer.items,
-        outcome: { source, status: 'OK', results: answer.items.length, providers: answer.providers },
+        outcome: { status: 'OK', results: answer.items.length, providers: answer.providers },
       }
     } catch (error) {
       return {
         items: [],
         outcome: {
-          source,
           status: statusOf(error),
           results: 0,
           error: providerError(error, caller.language),
@@ -269,7 +267,10 @@ export function createMultimodal(deps: MultimodalDeps) {
       }
       const sources = MULTIMODAL_SOURCES.filter((s) => include.has(s))
       const answers = await Promise.all(sources.map((source) => run(source, caller, work[source])))
-      return { results: answers.flatMap((a) => a.items), sources: answers.map((a) => a.outcome) }
+      return {
+        results: answers.flatMap((a) => a.items),
+        sources: Object.fromEntries(sources.map((source, i) => [source, answers[i].outcome])),
+      }
     },
 
     tiles: multimodalTiles({
