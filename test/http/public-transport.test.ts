@@ -400,6 +400,30 @@ describe('public transport', { skip: skipReason }, () => {
     })
     assert.equal(unborn.status, 400, unborn.text)
     assert.equal(unborn.body.error.details['holder.dateOfBirth'], 'must be a date in the past')
+    assert.deepEqual(
+      products.body.data.providers.map((p: any) => [p.id, p.status]),
+      [['sandbox-transit', 'OK']],
+    )
+    // A provider that does not answer is its failure (spec 7.1), not an unknown product.
+    for (const [scenario, code, status] of [
+      ['provider-error', 'PROVIDER_ERROR', 500],
+      ['provider-timeout', 'TIMEOUT', 504],
+    ] as const) {
+      const header = { 'x-sandbox-scenario': `${scenario}:sandbox-transit` }
+      const list = await h.api('GET', '/public-transport/subscriptions/products', t.test, undefined, header)
+      assert.equal(list.status, status, list.text)
+      assert.equal(list.body.error.code, code)
+      assert.equal(list.body.error.details.providers[0].id, 'sandbox-transit')
+      const subscribe = await h.api(
+        'POST',
+        '/public-transport/subscriptions',
+        t.test,
+        { productId: 'deutschlandticket', holder, startDate, pin: '1234' },
+        header,
+      )
+      assert.equal(subscribe.status, status, subscribe.text)
+      assert.equal(subscribe.body.error.code, code)
+    }
     const id = created.body.data.subscriptionId
     assert.ok(!created.text.includes('L01X00T47'), 'identification numbers are masked')
     const list = await h.api('GET', '/public-transport/subscriptions', t.secret)

@@ -189,7 +189,12 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       config: read,
       schema: {
         ...doc('Subscription products', 'For example the Deutschlandticket.'),
-        response: responses(Type.Object({ products: Type.Array(Product) })),
+        response: responses(
+          Type.Object({
+            products: Type.Array(Product),
+            providers: Type.Array(providerOutcome('products', 'Products of this provider')),
+          }),
+        ),
       },
     },
     async (request) => ok(request, await subscriptions.products(callerOf(request, clock))),

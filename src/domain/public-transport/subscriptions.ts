@@ -7,6 +7,7 @@ import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow } from '../../store/schema.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
+import { failIfNoProviderAnswered, providerOutcome } from '../providers/merged-pages.ts'
 import type { PtProvider, PublicTransportStops } from './stops.ts'
 
 const BUDGET_MS = 15_000
@@ -99,6 +100,10 @@ export function publicTransportSubscriptions(deps: {
       const answers = await Promise.allSettled(
         providers.map((p) => call(caller, p, 'products', (t, ctx) => t.products(ctx))),
       )
+      const outcomes = answers.map((a, i) =>
+        providerOutcome(providers[i], a, caller.language, 'products', a.status === 'fulfilled' ? a.value.length : 0),
+      )
+      failIfNoProviderAnswered(answers, outcomes)
       return {
         products: answers.flatMap((a, i) =>
           a.status === 'fulfilled'
@@ -108,6 +113,7 @@ export function publicTransportSubscriptions(deps: {
               }))
             : [],
         ),
+        providers: outcomes,
       }
     },
 
@@ -118,13 +124,17 @@ export function publicTransportSubscriptions(deps: {
       requireStorage(caller)
       checkDateOfBirth(input.holder.dateOfBirth, caller.now, 'holder.dateOfBirth')
       const candidates = sellers(caller).filter((p) => !input.provider || p.entry.id === input.provider)
-      const offers = await Promise.all(
-        candidates.map(async (p) => ({
-          p,
-          products: await call(caller, p, 'products', (t, ctx) => t.products(ctx)).catch(() => []),
-        })),
+      const answers = await Promise.allSettled(
+        candidates.map((p) => call(caller, p, 'products', (t, ctx) => t.products(ctx))),
       )
+      const offers = candidates.flatMap((p, i) => {
+        const answer = answers[i]
+        return answer.status === 'fulfilled' ? [{ p, products: answer.value }] : []
+      })
       const selling = offers.filter((o) => o.products.some((x) => x.productId === input.productId))
+      // A provider that did not answer may sell it: its failure is the answer, not an unknown product.
+      const failed = answers.find((a) => a.status === 'rejected')
+      if (selling.length === 0 && failed) throw failed.reason
       // A product no provider of the tenant sells is not available to it (PRODUCT_NOT_AVAILABLE, not a 404 route).
       if (selling.length === 0)
         throw new ApiError('PRODUCT_NOT_AVAILABLE', undefined, {
