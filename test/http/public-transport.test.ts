@@ -292,6 +292,15 @@ describe('public transport', { skip: skipReason }, () => {
     const cancel = await h.api('POST', `/public-transport/bookings/${id}/cancel`, t.secret)
     assert.equal(cancel.status, 200, cancel.text)
     assert.equal(cancel.body.data.status, 'CANCELLED')
+    // Cancelling again answers the same cancelled booking (as for cars) and changes nothing, updatedAt included.
+    h.clock.advance(60_000)
+    const recancel = await h.api('POST', `/public-transport/bookings/${id}/cancel`, t.secret)
+    assert.equal(recancel.status, 200, recancel.text)
+    assert.equal(recancel.body.data.status, 'CANCELLED')
+    assert.equal(recancel.body.data.updatedAt, cancel.body.data.updatedAt)
+    assert.deepEqual(recancel.body.data.statusHistory, cancel.body.data.statusHistory)
+    const reread = await h.api('GET', `/public-transport/bookings/${id}`, t.secret)
+    assert.equal(reread.body.data.updatedAt, cancel.body.data.updatedAt)
   })
 
   it('route statuses: 400 OFFER_EXPIRED, 400 BOOKING_FAILED, 400 OPERATION_NOT_SUPPORTED', async () => {

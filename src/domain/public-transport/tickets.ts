@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
 import type { PtBooking } from '../../api/public-transport/schemas.ts'
 import type { Price } from '../../api/shared/schemas.ts'
 import type { ProviderTicket, ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
@@ -98,6 +99,9 @@ export function publicTransportTickets(deps: TicketDeps) {
   }
 
   async function sync(caller: Caller, row: PtBookingRow, fresh: ProviderTicketBooking, reason?: string) {
+    // Nothing changed (a read, a repeated cancel): nothing is written, so updatedAt stays when it happened.
+    const stored = (row.record as { booking?: unknown }).booking
+    if (fresh.status === row.status && isDeepStrictEqual(JSON.parse(JSON.stringify(fresh)), stored)) return row
     const history = [...row.statusHistory]
     if (fresh.status !== row.status)
       history.push({ status: fresh.status, time: caller.now.toISOString(), ...(reason ? { reason } : {}) })
