@@ -222,6 +222,17 @@ describe('public transport', { skip: skipReason }, () => {
     })
     assert.equal(coords.status, 200, coords.text)
     assert.ok(coords.body.data.journeys.length > 0)
+    // Journeys that have already left are planned, but sell no tickets.
+    const past = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'stop', stopId: from.stopId },
+      destination: { type: 'stop', stopId: to.stopId },
+      departAt: new Date(h.clock().getTime() - 30 * 60_000).toISOString(),
+      limit: 5,
+    })
+    assert.equal(past.status, 200, past.text)
+    const left = past.body.data.journeys.filter((x: any) => Date.parse(x.departure) < h.clock().getTime())
+    assert.ok(left.length > 0, 'some planned journeys have left')
+    assert.ok(left.every((x: any) => x.ticketOffers.length === 0))
     const unknownStop = await h.api('POST', '/public-transport/journeys', t.secret, {
       origin: { type: 'stop', stopId: 'sandbox-transit:nope' },
       destination: { type: 'coordinates', coordinates: ALEX },

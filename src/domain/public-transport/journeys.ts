@@ -177,18 +177,20 @@ export function publicTransportJourneys(deps: JourneyDeps) {
         const ticketing = bookable ? p.connector.ticketing : undefined
         return Promise.all(
           found.map(async (j) => {
-            const offers = ticketing
-              ? await deps
-                  .callProvider(
-                    caller,
-                    p,
-                    'ticketOffers',
-                    deps.timeoutMs,
-                    (_c, ctx) => ticketing.offers(j, travellers, ctx),
-                    true,
-                  )
-                  .catch(() => [] as ProviderTicketOffer[])
-              : []
+            // A journey that has already left is shown (planning the past is allowed) but sells no tickets.
+            const offers =
+              ticketing && j.departure.getTime() >= caller.now.getTime()
+                ? await deps
+                    .callProvider(
+                      caller,
+                      p,
+                      'ticketOffers',
+                      deps.timeoutMs,
+                      (_c, ctx) => ticketing.offers(j, travellers, ctx),
+                      true,
+                    )
+                    .catch(() => [] as ProviderTicketOffer[])
+                : []
             return present(
               p,
               j,
