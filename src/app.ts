@@ -35,6 +35,7 @@ import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
 import { installAuth } from './http/auth.ts'
+import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
@@ -170,8 +171,7 @@ export async function createApp(deps: AppDeps) {
     if (request.language) {
       if (!reply.hasHeader('content-language')) reply.header('content-language', request.language)
       // Answers depend on the key and the language: shared caches must keep them apart.
-      const vary = reply.getHeader('vary')
-      reply.header('vary', vary ? `${vary}, Authorization, Accept-Language` : 'Authorization, Accept-Language')
+      addVary(reply, 'Authorization', 'Accept-Language')
     }
     done(null, payload)
   })

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeyResolver } from '../domain/tenants/key-resolver.ts'
 import { negotiateLanguage } from '../platform/i18n/index.ts'
 import type { RateLimiter, RateLimitResult } from '../platform/kv/types.ts'
+import { addVary } from './envelope.ts'
 import { ApiError } from './errors.ts'
 
 export interface AuthDeps {
@@ -43,9 +44,9 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
   app.options('/*', { schema: { hide: true } }, async (request, reply: FastifyReply) => {
     const origin = request.headers.origin
     if (origin) {
+      addVary(reply, 'Origin')
       reply
         .header('access-control-allow-origin', origin)
-        .header('vary', 'Origin')
         .header('access-control-allow-methods', 'GET, POST, PATCH, DELETE, OPTIONS')
         .header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? ALLOWED_HEADERS)
         .header('access-control-max-age', '600')
@@ -75,10 +76,8 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
       if (!origin || !tenant.allowedOrigins.includes(origin)) {
         throw new ApiError('FORBIDDEN', undefined, { reason: 'ORIGIN_NOT_ALLOWED', origin: origin ?? null })
       }
-      reply
-        .header('access-control-allow-origin', origin)
-        .header('vary', 'Origin')
-        .header('access-control-expose-headers', EXPOSED_HEADERS)
+      addVary(reply, 'Origin')
+      reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS)
     }
     return { key, tenant, rate }
   }

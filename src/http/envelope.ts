@@ -21,3 +21,15 @@ export function authOf(request: FastifyRequest) {
   if (!request.auth) throw new Error('route without authentication asked for the caller')
   return request.auth
 }
+
+/** Adds `values` to the answer's Vary header, each once, whatever set it before. */
+export function addVary(reply: FastifyReply, ...values: string[]) {
+  const parts = new Set(
+    String(reply.getHeader('vary') ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+  )
+  for (const value of values) parts.add(value)
+  reply.header('vary', [...parts].join(', '))
+}

@@ -291,6 +291,12 @@ describe('GET /multimodal/tiles/{z}/{x}/{y}.mvt', { skip: skipReason }, () => {
     assert.match(x.json.error.details.x, /between 0 and 7/)
     assert.equal((await getTile(h, '/multimodal/tiles/-1/0/0.mvt', t.secret)).status, 400)
     assert.equal((await getTile(h, '/multimodal/tiles/a/0/0.mvt', t.secret)).status, 400)
+    // One address per tile: no hex, sign, spaces or leading zeros.
+    for (const p of ['0x1/0/0', '+1/0/0', '%201/0/0', '14/08802/5373', '1/0/1e0']) {
+      const res = await getTile(h, `/multimodal/tiles/${p}.mvt`, t.secret)
+      assert.equal(res.status, 400, p)
+      assert.equal(res.json.error.code, 'INVALID_REQUEST', p)
+    }
   })
 
   it('answers 304 to a matching If-None-Match, and the tile again to another', async () => {
@@ -315,6 +321,8 @@ describe('GET /multimodal/tiles/{z}/{x}/{y}.mvt', { skip: skipReason }, () => {
     assert.equal(allowed.headers['access-control-allow-origin'], 'https://app.example')
     assert.match(String(allowed.headers.vary), /Origin/)
     assert.match(String(allowed.headers.vary), /Authorization/)
+    const names = String(allowed.headers.vary).split(', ')
+    assert.equal(new Set(names).size, names.length, `each name once: ${allowed.headers.vary}`)
     const other = await getTile(h, path(alex15), t.publishable, { origin: 'https://evil.example' })
     assert.equal(other.status, 403)
     assert.equal(other.json.error.code, 'FORBIDDEN')

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify'
 import type { TypedApp } from '../../app.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
@@ -6,6 +5,7 @@ import { createMultimodal, type Multimodal } from '../../domain/multimodal/index
 import type { CallProvider } from '../../domain/providers/calls.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
+import { ApiError } from '../../http/errors.ts'
 import { responses } from '../../http/schemas.ts'
 import { explorerRoutes } from '../explorer/routes.ts'
 import { MultimodalRequest, MultimodalResult, TILE_CONTENT_TYPE, TileParams, tileResponses } from './schemas.ts'
@@ -39,18 +39,6 @@ export function matchesEtag(header: string | string[] | undefined, etag: string)
   return tags.includes('*') || tags.includes(etag)
 }
 
-function addVary(reply: FastifyReply, value: string) {
-  const current = reply.getHeader('vary')
-  const parts = new Set(
-    String(current ?? '')
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean),
-  )
-  parts.add(value)
-  reply.header('vary', [...parts].join(', '))
-}
-
 export function multimodalRoutes(app: TypedApp, { multimodal, clock }: MultimodalRouteDeps) {
   app.post(
     '/multimodal',
@@ -72,6 +60,16 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
     '/multimodal/tiles/:z/:x/:y.mvt',
     {
       config: { permission: 'multimodal:read' },
+      // One tile has one address: digits only, no sign, hex or leading zeros (which coercion would accept), so
+      // caches never hold the same tile twice.
+      preValidation: async (request) => {
+        const raw = request.params as unknown as Record<string, string>
+        const bad = ['z', 'x', 'y'].filter((k) => !/^(0|[1-9][0-9]{0,9})$/.test(raw[k] ?? ''))
+        if (bad.length > 0) {
+          const details = Object.fromEntries(bad.map((k) => [k, 'must be written as digits without leading zeros']))
+          throw new ApiError('INVALID_REQUEST', undefined, details)
+        }
+      },
       schema: {
         ...doc(
           'Map tiles: vehicles, stations, stops and zones (beta)',
@@ -95,8 +93,8 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
     async (request, reply) => {
       const { z, x, y } = request.params
       const tile = await multimodal.tiles(z, x, y, callerOf(request, clock))
+      // (Vary: Authorization, Accept-Language is added to every authenticated answer.)
       reply.header('cache-control', TILE_CACHE_CONTROL).header('etag', tile.etag)
-      addVary(reply, 'Authorization')
       if (matchesEtag(request.headers['if-none-match'], tile.etag)) return reply.status(304).send()
       return reply.type(TILE_CONTENT_TYPE).send(tile.bytes)
     },
