@@ -46,6 +46,19 @@ describe('public transport', { skip: skipReason }, () => {
     )
     assert.match(stops[0].stopId, /^sandbox-transit:/)
     assert.equal(near.body.data.pagination.hasMore, true)
+    // `radius` and `q` are aliases of `radiusMeters` and `query`.
+    const tight = (params: string) =>
+      h.api('GET', `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&${params}`, t.secret)
+    const byAlias = await tight('radius=300&limit=100')
+    assert.equal(byAlias.status, 200, byAlias.text)
+    assert.deepEqual(byAlias.body.data.stops, (await tight('radiusMeters=300&limit=100')).body.data.stops)
+    assert.ok(byAlias.body.data.stops.length < (await tight('limit=100')).body.data.stops.length)
+    const qAlias = await h.api('GET', '/public-transport/stops?q=alexanderplatz', t.secret)
+    assert.equal(qAlias.status, 200, qAlias.text)
+    assert.deepEqual(
+      qAlias.body.data.stops,
+      (await h.api('GET', '/public-transport/stops?query=alexanderplatz', t.secret)).body.data.stops,
+    )
     const next = await h.api(
       'GET',
       `/public-transport/stops?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radiusMeters=2000&limit=3&cursor=${encodeURIComponent(near.body.data.pagination.nextCursor)}`,

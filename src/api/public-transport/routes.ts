@@ -58,13 +58,18 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       schema: {
         ...doc(
           'Find stops',
-          'By coordinates (`latitude`, `longitude`, `radiusMeters`, nearest first) or by text (`query`, ranked; case- and diacritics-insensitive). Cursor pagination works with coordinate search or an explicit `provider`; a text query without provider merges every provider in one answer with `hasMore: false`.',
+          'By coordinates (`latitude`, `longitude`, `radiusMeters` or its alias `radius`, nearest first) or by text (`query` or its alias `q`, ranked; case- and diacritics-insensitive). Cursor pagination works with coordinate search or an explicit `provider`; a text query without provider merges every provider in one answer with `hasMore: false`.',
         ),
         querystring: StopQuery,
         response: responses(Type.Intersect([StopList, Type.Object({ providers: sourceList('stops') })])),
       },
     },
-    async (request) => ok(request, await stops.stops(request.query, callerOf(request, clock))),
+    async (request) => {
+      // `radius` and `q` are aliases (as `radius` is for car stations); the full names win when both are sent.
+      const { radius, q, ...query } = request.query
+      const normalized = { ...query, radiusMeters: query.radiusMeters ?? radius, query: query.query ?? q }
+      return ok(request, await stops.stops(normalized, callerOf(request, clock)))
+    },
   )
 
   app.get(

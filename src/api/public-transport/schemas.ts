@@ -40,10 +40,14 @@ export const StopQuery = Type.Object(
   {
     latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
     longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
-    radiusMeters: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000, default: 1000 })),
+    radiusMeters: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 50_000, description: 'Default 1000 (with coordinates)' }),
+    ),
+    radius: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000, description: 'Alias of radiusMeters' })),
     query: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Text search (case- and diacritics-insensitive)' }),
     ),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Alias of query' })),
     provider: Type.Optional(Type.String({ maxLength: 100 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     cursor: Type.Optional(Type.String({ maxLength: 4096 })),
