@@ -147,6 +147,17 @@ export async function createApp(deps: AppDeps) {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && method !== 'OPTIONS') routes.on(method as 'GET', route.url, () => {})
     }
+    // A route's own statuses (spec 7.2) are documented as responses of their own, beside 4XX and 5XX.
+    const overrides = (route.config as { statusOverrides?: Record<string, number> } | undefined)?.statusOverrides
+    const response = route.schema?.response as Record<string, unknown> | undefined
+    if (overrides && response) {
+      const codesOf = new Map<number, string[]>()
+      for (const [code, status] of Object.entries(overrides))
+        codesOf.set(status, [...(codesOf.get(status) ?? []), code])
+      for (const [status, codes] of codesOf) {
+        response[status] ??= { ...ErrorEnvelope, description: `${codes.join(', ')} on this route (spec 7.2)` }
+      }
+    }
   })
   const allowedMethods = (url: string) =>
     ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].filter((m) => routes.find(m as 'GET', url.split('?')[0]) !== null)

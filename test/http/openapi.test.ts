@@ -34,6 +34,14 @@ describe('the API document', { skip: skipReason }, () => {
     const check = body.paths['/mobility-api/v2/auth/check'].get
     assert.ok(check.responses['200'] && check.responses['4XX'], 'success and error answers are documented')
     assert.ok(check.security?.length > 0)
+    // The route-specific statuses of spec 7.2 are responses of their own.
+    const booking = body.paths['/mobility-api/v2/cars/bookings/{bookingId}']
+    assert.match(booking.get.responses['502']?.description ?? '', /PROVIDER_ERROR/)
+    assert.match(booking.patch.responses['502']?.description ?? '', /PROVIDER_ERROR/)
+    const cancel = body.paths['/mobility-api/v2/cars/bookings/{bookingId}/cancel'].post
+    assert.match(cancel.responses['422']?.description ?? '', /BOOKING_FAILED/)
+    const vehicle = body.paths['/mobility-api/v2/micromobility/vehicles/{vehicleId}'].get
+    assert.match(vehicle.responses['400']?.description ?? '', /OFFER_EXPIRED/)
   })
 
   it('documents the common request and response headers, the sandbox scenarios and every tag', async () => {

@@ -291,6 +291,9 @@ describe('public transport', { skip: skipReason }, () => {
     const again = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
     assert.equal(again.status, 409)
     assert.equal(again.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    assert.deepEqual(again.body.error.details, { 'offerTokens[0]': 'was already prebooked' })
+    const single = await h.api('POST', '/public-transport/prebook', t.secret, { offerToken: offer.offerToken })
+    assert.deepEqual(single.body.error.details, { offerToken: 'was already prebooked' }, 'named as sent')
     const booking = await h.api('POST', '/public-transport/bookings', t.secret, {
       prebookedOfferToken: prebook.body.data.prebookedOfferToken,
       customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },

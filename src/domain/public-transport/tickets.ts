@@ -149,9 +149,11 @@ export function publicTransportTickets(deps: TicketDeps) {
       const { p, ticketing } = ticketingOf(caller, providerId, 'PREBOOK')
       const taken: string[] = []
       try {
-        for (const c of claims) {
+        for (const [i, c] of claims.entries()) {
           if (!(await deps.kv.setIfAbsent(`pt:offer-used:${c.n}`, '1', c.x - caller.now.getTime() + GRACE_MS))) {
-            throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { offerTokens: 'an offer was already prebooked' })
+            // The field the caller sent: offerToken, or which of offerTokens.
+            const field = input.offerTokens ? `offerTokens[${i}]` : 'offerToken'
+            throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { [field]: 'was already prebooked' })
           }
           taken.push(c.n)
         }
