@@ -1,6 +1,6 @@
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
-import { buildRegistry, loadProviderEntries } from './connectors/registry.ts'
+import { buildRegistry, CONNECTORS, loadProviderEntries } from './connectors/registry.ts'
 import { createResilience } from './connectors/resilience.ts'
 import { createGazetteerGeocoder } from './domain/geocoding/index.ts'
 import { createJobs } from './platform/jobs.ts'
@@ -53,10 +53,15 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     rateLimiter = memoryRateLimiter()
   }
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
+  const onProviderProblem = options.onProviderProblem ?? (() => {})
+  const providerList = loadProviderEntries(config.providersFile)
+  for (const { at, message } of providerList.skipped) onProviderProblem(at, message)
   const registry = buildRegistry(
-    loadProviderEntries(config.providersFile),
+    providerList.entries,
     { kv, clock },
-    options.onProviderProblem ?? (() => {}),
+    onProviderProblem,
+    CONNECTORS,
+    providerList.rejected,
   )
   const metrics = createMetrics()
   // Polling every 5 s keeps the embedded database quiet between requests; vehicle actions start their job at once.

@@ -50,28 +50,63 @@ const ProviderEntrySchema = Type.Object(
   },
   { additionalProperties: false },
 )
-const ProvidersFile = Type.Object({ providers: Type.Array(ProviderEntrySchema) })
+const ProvidersFile = Type.Object({ providers: Type.Array(Type.Unknown()) })
+/** What an entry needs to be listed at all (as UNAVAILABLE when the rest of it is wrong). */
+const Identity = Type.Object({
+  id: ProviderEntrySchema.properties.id,
+  name: ProviderEntrySchema.properties.name,
+  environments: ProviderEntrySchema.properties.environments,
+})
 
 const ajv = new Ajv({ allErrors: true })
 addFormats.default(ajv)
 const validateFile = ajv.compile(ProvidersFile)
+const validateEntry = ajv.compile(ProviderEntrySchema)
+const validateIdentity = ajv.compile(Identity)
 
-/** Reads `PROVIDERS_FILE` (JSON or YAML); without one, the built-in demo list. Throws with every problem listed. */
-export function loadProviderEntries(file: string | undefined): ProviderEntry[] {
-  if (!file) return DEFAULT_PROVIDERS
+export interface ProviderList {
+  entries: ProviderEntry[]
+  /** Entries that are wrong but name themselves, by id: listed as UNAVAILABLE with the reason. */
+  rejected: Map<string, string>
+  /** Entries too broken to list (no usable id, name or environments, or a repeated id), with the reason. */
+  skipped: { at: string; message: string }[]
+}
+
+/**
+ * Reads `PROVIDERS_FILE` (JSON or YAML); without one, the built-in demo list. A wrong entry never stops the service
+ * (DECISIONS): it is listed as UNAVAILABLE when it names itself, else skipped, each with every problem. Only a file
+ * that cannot be read or is not `{ "providers": [...] }` throws.
+ */
+export function loadProviderEntries(file: string | undefined): ProviderList {
+  const list: ProviderList = { entries: [], rejected: new Map(), skipped: [] }
+  if (!file) return { ...list, entries: DEFAULT_PROVIDERS }
   const text = readFileSync(file, 'utf8')
   const parsed: unknown = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text)
-  if (!validateFile(parsed)) {
-    const problems = (validateFile.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)
-    throw new Error(`PROVIDERS_FILE ${file} is invalid:\n  - ${problems.join('\n  - ')}`)
-  }
-  const entries = (parsed as { providers: ProviderEntry[] }).providers
-  const seen = new Set<string>()
-  for (const entry of entries) {
-    if (seen.has(entry.id)) throw new Error(`PROVIDERS_FILE ${file}: provider id "${entry.id}" appears twice`)
-    seen.add(entry.id)
-  }
-  return entries
+  if (!validateFile(parsed)) throw new Error(`PROVIDERS_FILE ${file} must be an object { "providers": [ ... ] }`)
+  const problemsOf = (errors: typeof validateEntry.errors) =>
+    (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')
+  ;(parsed as { providers: unknown[] }).providers.forEach((raw, i) => {
+    const at = `PROVIDERS_FILE providers[${i}]`
+    const valid = validateEntry(raw)
+    const problems = valid ? '' : problemsOf(validateEntry.errors)
+    if (!validateIdentity(raw)) {
+      list.skipped.push({ at, message: `${at} is invalid and cannot be listed: ${problems}` })
+      return
+    }
+    const entry = raw as ProviderEntry
+    if (list.entries.some((e) => e.id === entry.id)) {
+      list.skipped.push({ at, message: `${at}: provider id "${entry.id}" appears twice; the first entry is used` })
+      return
+    }
+    if (valid) {
+      list.entries.push(entry)
+      return
+    }
+    const connector = typeof entry.connector === 'string' ? entry.connector : ''
+    list.entries.push({ id: entry.id, name: entry.name, connector, environments: entry.environments })
+    list.rejected.set(entry.id, `${at} is invalid: ${problems}`)
+  })
+  return list
 }
 
 export interface Registry {
@@ -90,8 +125,14 @@ export function buildRegistry(
   deps: ConnectorDeps,
   onProblem: (providerId: string, message: string) => void,
   factories: Record<string, ConnectorFactory> = CONNECTORS,
+  rejected: Map<string, string> = new Map(),
 ): Registry {
   const providers = entries.map((entry): Provider => {
+    const rejection = rejected.get(entry.id)
+    if (rejection) {
+      onProblem(entry.id, rejection)
+      return { entry, status: 'UNAVAILABLE', error: rejection }
+    }
     const factory = factories[entry.connector]
     if (!factory) {
       const error = `unknown connector "${entry.connector}" (known: ${Object.keys(factories).join(', ')})`

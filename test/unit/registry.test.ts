@@ -16,7 +16,7 @@ const write = (name: string, text: string) => {
 
 describe('providers file and registry', () => {
   it('without a file: the five sandbox providers and the GBFS samples, in both environments', () => {
-    const entries = loadProviderEntries(undefined)
+    const { entries } = loadProviderEntries(undefined)
     assert.deepEqual(
       entries.map((e) => e.id),
       [
@@ -38,26 +38,56 @@ describe('providers file and registry', () => {
       `providers:\n  - id: city-bikes\n    name: City Bikes\n    connector: sandbox\n    environments: [live]\n    options: { profile: bike }\n`,
     )
     assert.deepEqual(
-      loadProviderEntries(yaml).map((e) => e.id),
+      loadProviderEntries(yaml).entries.map((e) => e.id),
       ['city-bikes'],
     )
     const json = write('p.json', JSON.stringify({ providers: [DEFAULT_PROVIDERS[0]] }))
-    assert.equal(loadProviderEntries(json)[0].id, 'sandbox-rent')
+    assert.equal(loadProviderEntries(json).entries[0].id, 'sandbox-rent')
   })
 
-  it('lists every problem of an invalid file', () => {
-    const bad = write(
+  it('a wrong entry never stops the start: listed as UNAVAILABLE with every problem when it names itself, else skipped', () => {
+    const file = write(
       'bad.json',
       JSON.stringify({
-        providers: [{ id: 'Bad Id', name: '', connector: 'sandbox', environments: ['prod'], extra: 1 }],
+        providers: [
+          {
+            id: 'bad-branding',
+            name: 'Bad',
+            connector: 'sandbox',
+            environments: ['live'],
+            branding: { primaryColor: 'red' },
+            extra: 1,
+          },
+          { id: 'Bad Id', name: '', connector: 'sandbox', environments: ['prod'] },
+          DEFAULT_PROVIDERS[0],
+          DEFAULT_PROVIDERS[0],
+        ],
       }),
     )
-    assert.throws(
-      () => loadProviderEntries(bad),
-      (error: Error) => /id/.test(error.message) && /environments/.test(error.message) && /name/.test(error.message),
+    const list = loadProviderEntries(file)
+    assert.deepEqual(
+      list.entries.map((e) => e.id),
+      ['bad-branding', 'sandbox-rent'],
     )
-    const dup = write('dup.json', JSON.stringify({ providers: [DEFAULT_PROVIDERS[0], DEFAULT_PROVIDERS[0]] }))
-    assert.throws(() => loadProviderEntries(dup), /twice/)
+    assert.match(list.rejected.get('bad-branding') ?? '', /primaryColor.*pattern|pattern.*primaryColor|\/branding/)
+    assert.match(list.rejected.get('bad-branding') ?? '', /additional/)
+    assert.equal(list.skipped.length, 2)
+    assert.match(list.skipped[0].message, /providers\[1\].*id.*environments|providers\[1\].*environments.*id/s)
+    assert.match(list.skipped[0].message, /name/)
+    assert.match(list.skipped[1].message, /"sandbox-rent" appears twice/)
+    const problems: string[] = []
+    const registry = buildRegistry(
+      list.entries,
+      { kv: memoryKv(), clock: () => new Date() },
+      (id, message) => problems.push(`${id}: ${message}`),
+      undefined,
+      list.rejected,
+    )
+    assert.equal(registry.get('bad-branding')?.status, 'UNAVAILABLE')
+    assert.equal(registry.get('sandbox-rent')?.status, 'ACTIVE')
+    assert.ok(problems.some((p) => p.startsWith('bad-branding: PROVIDERS_FILE providers[0] is invalid')))
+    // Only a file that is not { providers: [...] } at all stops the start.
+    assert.throws(() => loadProviderEntries(write('none.json', JSON.stringify({ provider: [] }))), /must be an object/)
   })
 
   it('keeps a provider that cannot be built as UNAVAILABLE, with the reason, and builds the rest', () => {

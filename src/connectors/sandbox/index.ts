@@ -81,10 +81,19 @@ export interface SandboxOptions {
   disabledOperations?: string[]
 }
 
-export function parseSandboxOptions(raw: Record<string, unknown> = {}): SandboxOptions {
-  const profile = raw.profile
+/** The profile a provider id names: the binding sandbox ids (`sandbox-rent` ...) need no `options.profile`. */
+const profileOfId = (id: string | undefined) => {
+  const named = id?.startsWith('sandbox-') ? id.slice('sandbox-'.length) : undefined
+  return named && named in SANDBOX_PROFILES ? named : undefined
+}
+
+export function parseSandboxOptions(raw: Record<string, unknown> = {}, providerId?: string): SandboxOptions {
+  const profile = raw.profile ?? profileOfId(providerId)
   if (typeof profile !== 'string' || !(profile in SANDBOX_PROFILES)) {
-    throw new Error(`options.profile must be one of ${Object.keys(SANDBOX_PROFILES).join(', ')}`)
+    throw new Error(
+      `options.profile must be one of ${Object.keys(SANDBOX_PROFILES).join(', ')}` +
+        ' (it may be left out for the ids sandbox-rent, sandbox-share, sandbox-scoot, sandbox-bike, sandbox-transit)',
+    )
   }
   const latencyMs = raw.latencyMs ?? 0
   const prebookLatencyMs = raw.prebookLatencyMs ?? (profile === 'rent' || profile === 'share' ? 100 : 0)
@@ -152,7 +161,7 @@ const capabilitiesOf = (profile: SandboxProfile, disabled: string[] = []): Capab
  * (PublicTransportConnector with ticketing, see ./transit) over the bundled Berlin GTFS feed.
  */
 export const sandbox: ConnectorFactory = (entry, deps) => {
-  const options = parseSandboxOptions(entry.options)
+  const options = parseSandboxOptions(entry.options, entry.id)
   const capabilities = capabilitiesOf(options.profile, options.disabledOperations)
   if (options.profile === 'rent' || options.profile === 'share') {
     return createSandboxCarConnector(options.profile, entry, deps, capabilities, options) satisfies CarConnector
