@@ -808,16 +808,13 @@ describe('sandbox-share specifics', () => {
     assert.equal(driver.reference, booking.reference)
   })
 
-  it('vehicle actions only for a confirmed booking from 15 minutes before the start until the end', async () => {
+  it('vehicle actions only for a confirmed booking, from booking until the end of the rental', async () => {
     const s = share()
     const offer = await firstBookable(s, { ...period(s, 24, 0.25) })
     const booking = await book(s, offer.offerRef)
-    const start = Date.parse(booking.rentalPeriod.start)
     const end = Date.parse(booking.rentalPeriod.end)
-    await rejectsWith(s.connector.vehicleAction(booking.reference, 'UNLOCK', s.ctx()), 'PROVIDER_ERROR', {
-      reason: 'VEHICLE_REJECTED',
-    })
-    s.clock.set(start - 10 * 60_000)
+    // A day before pickup: the sandbox car answers, so clients can try their app flow at once.
+    assert.deepEqual(await s.connector.vehicleAction(booking.reference, 'HONK', s.ctx()), { status: 'COMPLETED' })
     for (const action of ['UNLOCK', 'HONK', 'FLASH_LIGHTS', 'LOCK'] as const) {
       assert.deepEqual(await s.connector.vehicleAction(booking.reference, action, s.ctx()), { status: 'COMPLETED' })
     }
@@ -829,6 +826,7 @@ describe('sandbox-share specifics', () => {
     s.clock.set(end)
     await rejectsWith(s.connector.vehicleAction(booking.reference, 'UNLOCK', s.ctx()), 'PROVIDER_ERROR', {
       reason: 'VEHICLE_REJECTED',
+      cause: 'RENTAL_ENDED',
     })
 
     const other = await book(s, (await firstBookable(s, period(s, 48, 1))).offerRef)

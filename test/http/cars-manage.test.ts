@@ -194,12 +194,15 @@ describe('managing car bookings', { skip: skipReason }, () => {
     }
   })
 
-  it('vehicle actions on a car-sharing booking during the rental; 501 for rental providers', async () => {
+  it('vehicle actions on a car-sharing booking until the rental ends; 501 for rental providers', async () => {
     const { booking } = await bookFirst(h, t.secret, {
       providerId: 'sandbox-share',
       search: { dates: period(h, 2, 1) },
     })
     const id = booking.body.data.bookingId
+    // Before pickup too: a client can try its app flow at once (the sandbox car always answers).
+    const early = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, t.secret, { action: 'HONK' })
+    assert.equal(early.status, 200, early.text)
     h.clock.advance(2 * 3600_000 + 60_000)
     const unlock = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, t.secret, { action: 'UNLOCK' })
     assert.equal(unlock.status, 200, unlock.text)
@@ -208,6 +211,11 @@ describe('managing car bookings', { skip: skipReason }, () => {
     assert.ok(locate.body.data.vehicleLocation.latitude)
     const bad = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, t.secret, { action: 'SELF_DESTRUCT' })
     assert.equal(bad.status, 400)
+    h.clock.advance(86_400_000)
+    const ended = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, t.secret, { action: 'UNLOCK' })
+    assert.equal(ended.status, 500, ended.text)
+    assert.equal(ended.body.error.code, 'PROVIDER_ERROR')
+    assert.equal(ended.body.error.details.cause, 'RENTAL_ENDED')
     const rent = await bookFirst(h, t.secret, { providerId: 'sandbox-rent' })
     const unsupported = await h.api(
       'POST',

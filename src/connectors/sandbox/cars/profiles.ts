@@ -25,8 +25,6 @@ export interface CarProfile {
   maxDays: number
   /** The account bookings run on at the provider (what retention NONE reports as the driver). */
   operatorAccount: Driver
-  /** Vehicle actions are accepted from this long before the start until the end. */
-  earlyAccessMs: number
 }
 
 const byId = (fleet: SandboxVehicleModel[]) => new Map(fleet.map((m) => [m.id, m]))
@@ -45,7 +43,6 @@ export const CAR_PROFILES: Record<ProfileKind, CarProfile> = {
     vehicleActions: false,
     maxDays: 90,
     operatorAccount: { firstName: 'Sandbox', lastName: 'Operator', email: 'ops@rent.sandbox.example' },
-    earlyAccessMs: 0,
   },
   share: {
     kind: 'share',
@@ -60,7 +57,6 @@ export const CAR_PROFILES: Record<ProfileKind, CarProfile> = {
     vehicleActions: true,
     maxDays: 30,
     operatorAccount: { firstName: 'Sandbox', lastName: 'Operator', email: 'ops@share.sandbox.example' },
-    earlyAccessMs: 15 * 60_000,
   },
 }
 
