@@ -330,6 +330,27 @@ describe('public transport', { skip: skipReason }, () => {
     assert.equal(reread.body.data.updatedAt, cancel.body.data.updatedAt)
   })
 
+  it('ticket offers are usable for OFFER_TOKEN_TTL_SECONDS, but not once the journey has left', async () => {
+    const from = await findStop('Hauptbahnhof')
+    const to = await findStop('Alexanderplatz')
+    const res = await h.api('POST', '/public-transport/journeys', t.secret, {
+      origin: { type: 'stop', stopId: from.stopId },
+      destination: { type: 'stop', stopId: to.stopId },
+      limit: 1,
+    })
+    assert.equal(res.status, 200, res.text)
+    const journey = res.body.data.journeys[0]
+    const offer = journey.ticketOffers[0]
+    assert.equal(Date.parse(offer.usableUntil), h.clock().getTime() + 1200 * 1000)
+    const leaves = Date.parse(journey.departure)
+    assert.ok(leaves + 60_000 < Date.parse(offer.usableUntil), 'the journey leaves within the validity')
+    h.clock.set(leaves + 60_000)
+    const late = await h.api('POST', '/public-transport/prebook', t.secret, { offerToken: offer.offerToken })
+    assert.equal(late.status, 400, late.text)
+    assert.equal(late.body.error.code, 'OFFER_EXPIRED')
+    assert.equal(late.body.error.details.reason, 'DEPARTED')
+  })
+
   it('route statuses: 400 OFFER_EXPIRED, 400 BOOKING_FAILED, 400 OPERATION_NOT_SUPPORTED', async () => {
     const from = await findStop('Hauptbahnhof')
     const to = await findStop('Alexanderplatz')

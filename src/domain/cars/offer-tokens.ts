@@ -16,6 +16,8 @@ export interface OfferClaim {
   c: string
   /** Whether the search asked for a price (estimatedKilometers). */
   k: boolean
+  /** Public transport: when the journey leaves (ms); after it the offer is gone whatever its validity. */
+  d?: number
 }
 
 type Kind = 'offer' | 'prebooked' | 'pt-offer' | 'pt-prebooked'

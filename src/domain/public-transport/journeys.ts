@@ -29,14 +29,15 @@ export function presentTicketOffer(
   offerTokens: OfferTokens,
   ttlSeconds: number,
 ): TicketOffer {
-  const usableUntil = new Date(
-    Math.min(caller.now.getTime() + ttlSeconds * 1000, Math.max(caller.now.getTime() + 60_000, o.validFrom.getTime())),
-  )
+  // Usable for the configured validity (OFFER_TOKEN_TTL_SECONDS), but never for a journey that has left: prebook
+  // checks the departure (`d`).
+  const usableUntil = new Date(caller.now.getTime() + ttlSeconds * 1000)
   return {
     offerToken: offerTokens.issue('pt-offer', caller.tenant.id, caller.environment, {
       p: p.entry.id,
       r: o.offerRef,
       x: usableUntil.getTime(),
+      d: o.validFrom.getTime(),
       a: o.price.amount,
       c: o.price.currency,
       k: true,

@@ -133,6 +133,16 @@ export function publicTransportTickets(deps: TicketDeps) {
           input.offerTokens ? `offerTokens[${i}]` : 'offerToken',
         ),
       )
+      claims.forEach((c, i) => {
+        if (c.d !== undefined && c.d < caller.now.getTime()) {
+          const field = input.offerTokens ? `offerTokens[${i}]` : 'offerToken'
+          throw new ApiError('OFFER_EXPIRED', undefined, {
+            [field]: 'is for a journey that has left',
+            reason: 'DEPARTED',
+            departure: new Date(c.d).toISOString(),
+          })
+        }
+      })
       // The same offer twice is a mistake in the request, not a used token (409 means a booking exists).
       const first = new Map<string, number>()
       claims.forEach((c, i) => {
