@@ -73,7 +73,8 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
 
     if (key.type === 'publishable') {
       const origin = request.headers.origin
-      if (!origin || !tenant.allowedOrigins.includes(origin)) {
+      // Scheme and host are case-insensitive; stored origins are in lower case.
+      if (!origin || !tenant.allowedOrigins.includes(origin.toLowerCase())) {
         throw new ApiError('FORBIDDEN', undefined, { reason: 'ORIGIN_NOT_ALLOWED', origin: origin ?? null })
       }
       addVary(reply, 'Origin')

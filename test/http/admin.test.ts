@@ -130,6 +130,14 @@ describe('admin API /admin/v1', { skip: skipReason }, () => {
       404,
     )
     assert.equal((await h.admin('DELETE', '/keys/key_missing')).status, 404)
+    // null is what a key without expiry shows, so it is accepted as input too.
+    const forever = await h.admin('POST', `/tenants/${id}/keys`, {
+      type: 'secret',
+      environment: 'live',
+      expiresAt: null,
+    })
+    assert.equal(forever.status, 201, forever.text)
+    assert.equal(forever.body.data.key.expiresAt, null)
   })
 
   it('lists tenants with offset pagination', async () => {

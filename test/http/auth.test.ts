@@ -163,6 +163,13 @@ describe('authentication and permissions', { skip: skipReason }, () => {
     assert.equal(ok.status, 200)
     assert.equal(ok.headers['access-control-allow-origin'], 'http://localhost:5173')
     assert.match(String(ok.headers['access-control-expose-headers']), /X-RateLimit-Remaining/)
+    // Scheme and host are case-insensitive; an origin given with a trailing slash is kept without it.
+    const upper = await h.api('GET', '/auth/check', t.publishable, undefined, { origin: 'https://APP.example' })
+    assert.equal(upper.status, 200, upper.text)
+    const slash = await createTenant(h, { allowedOrigins: ['https://Shop.example/', 'https://shop.example'] })
+    assert.deepEqual(slash.tenant.allowedOrigins, ['https://shop.example'])
+    const shop = await h.api('GET', '/auth/check', slash.publishable, undefined, { origin: 'https://shop.example' })
+    assert.equal(shop.status, 200, shop.text)
   })
 
   it('answers CORS preflights without a key', async () => {

@@ -5,7 +5,10 @@ import { LANGUAGES } from '../../platform/i18n/index.ts'
 
 const Language = Type.Unsafe<string>({ type: 'string', enum: LANGUAGES, description: 'Default language of the tenant' })
 const DataRetention = OneOf(['STANDARD', 'NONE'])
-const Origin = Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$', description: 'scheme://host[:port]' })
+const Origin = Type.String({
+  pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$',
+  description: 'scheme://host[:port] (kept in lower case, without a trailing slash)',
+})
 const PermissionSchema = Type.Unsafe<string>({ type: 'string', enum: [...PERMISSIONS] })
 
 const settings = {
@@ -87,7 +90,8 @@ export const ApiKeyCreate = Type.Object(
     environment: OneOf(['live', 'test']),
     permissions: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true })),
     rateLimit: Type.Optional(RateLimitSetting),
-    expiresAt: Type.Optional(DateTime),
+    /** Absent or null: the key never expires. */
+    expiresAt: Type.Optional(Nullable(DateTime)),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
   { additionalProperties: false },

@@ -51,6 +51,11 @@ export const toApiKey = (row: ApiKeyRow): ApiKey => ({
   createdAt: row.createdAt.toISOString(),
 })
 
+/** Origins as browsers send them (lower case, no trailing slash), each once: `https://App.example.com/` matches. */
+export const normalizeOrigins = (origins: string[]) => [
+  ...new Set(origins.map((o) => o.toLowerCase().replace(/\/$/, ''))),
+]
+
 export function tenantService({ repo, clock, providerIds, onChange }: TenantServiceDeps) {
   const checkProviders = (providers: string[] | null | undefined) => {
     if (!providers) return
@@ -79,7 +84,7 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
         dataRetention: input.dataRetention ?? 'STANDARD',
         providers: input.providers ? [...new Set(input.providers)] : null,
         emailOptOut: input.emailOptOut ?? false,
-        allowedOrigins: input.allowedOrigins ?? [],
+        allowedOrigins: normalizeOrigins(input.allowedOrigins ?? []),
         reservationWindowSeconds: input.reservationWindowSeconds ?? 600,
       })
       return toTenant(row, providerIds)
@@ -94,7 +99,8 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
       await requireTenant(id)
       const providers =
         changes.providers === undefined ? undefined : changes.providers && [...new Set(changes.providers)]
-      const row = await repo.updateTenant(id, { ...changes, providers })
+      const allowedOrigins = changes.allowedOrigins && normalizeOrigins(changes.allowedOrigins)
+      const row = await repo.updateTenant(id, { ...changes, providers, ...(allowedOrigins ? { allowedOrigins } : {}) })
       await onChange()
       return toTenant(row!, providerIds)
     },
