@@ -336,10 +336,12 @@ describe('public transport', { skip: skipReason }, () => {
     const res = await h.api('POST', '/public-transport/journeys', t.secret, {
       origin: { type: 'stop', stopId: from.stopId },
       destination: { type: 'stop', stopId: to.stopId },
-      limit: 1,
+      limit: 3,
     })
     assert.equal(res.status, 200, res.text)
-    const journey = res.body.data.journeys[0]
+    // (A journey whose ticket offers did not arrive in time comes without them; take the first that has some.)
+    const journey = res.body.data.journeys.find((j: any) => j.ticketOffers.length > 0)
+    assert.ok(journey, `${h.clock().toISOString()} ${res.text.slice(0, 600)}`)
     const offer = journey.ticketOffers[0]
     assert.equal(Date.parse(offer.usableUntil), h.clock().getTime() + 1200 * 1000)
     const leaves = Date.parse(journey.departure)
