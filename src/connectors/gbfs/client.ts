@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { open } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { readBoundedBody } from '../bounded-body.ts'
 
 /** Why a feed could not be read; `NOT_FOUND` is the normal answer for an optional feed a system does not publish. */
 export type FeedErrorKind = 'NOT_FOUND' | 'HTTP' | 'TIMEOUT' | 'TOO_LARGE' | 'PARSE' | 'NETWORK' | 'UNSUPPORTED'
@@ -89,34 +90,8 @@ async function readFileUrl(url: URL, options: FetchOptions): Promise<FetchResult
   }
 }
 
-async function readBody(url: URL, response: Response, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length'))
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => {})
-    throw new FeedError('TOO_LARGE', `${display(url)} declares ${declared} bytes, more than the limit of ${maxBytes}`)
-  }
-  if (!response.body) return new Uint8Array()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  const reader = response.body.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw new FeedError('TOO_LARGE', `${display(url)} is larger than the limit of ${maxBytes} bytes`)
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
-}
+const readBody = (url: URL, response: Response, maxBytes: number) =>
+  readBoundedBody(response, maxBytes, display(url), (message) => new FeedError('TOO_LARGE', message))
 
 async function fetchHttp(url: URL, options: FetchOptions): Promise<FetchResult> {
   const timeout = AbortSignal.timeout(options.timeoutMs)

@@ -229,7 +229,8 @@ const PROPULSION_TYPES: Record<string, PropulsionType> = {
   hydrogen_fuel_cell: 'OTHER',
 }
 
-const NAMES: Record<VehicleType, [string, string]> = {
+/** Names of a vehicle without one: [human or unknown propulsion, motorised]. */
+export const NAMES: Record<VehicleType, [string, string]> = {
   // [human or unknown, motorised]
   BICYCLE: ['Bicycle', 'E-bike'],
   CARGO_BICYCLE: ['Cargo bike', 'Electric cargo bike'],

@@ -1,4 +1,5 @@
 import { ApiError } from '../../http/errors.ts'
+import { readBoundedBody } from '../bounded-body.ts'
 
 /**
  * The wire calls of a TOMP-API 1.x operator: every request carries the headers the specification makes mandatory
@@ -61,28 +62,10 @@ const problemOf = (value: unknown): TompProblem | undefined => {
   return Object.keys(problem).length > 0 ? problem : undefined
 }
 
-async function readText(response: Response, maxBytes: number, where: string): Promise<string> {
-  const declared = Number(response.headers.get('content-length'))
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => {})
-    throw new TompError('BAD_RESPONSE', `${where} declares ${declared} bytes, more than the limit of ${maxBytes}`)
-  }
-  if (!response.body) return ''
-  const chunks: Uint8Array[] = []
-  let total = 0
-  const reader = response.body.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw new TompError('BAD_RESPONSE', `${where} is larger than the limit of ${maxBytes} bytes`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
+const readText = async (response: Response, maxBytes: number, where: string) =>
+  (await readBoundedBody(response, maxBytes, where, (message) => new TompError('BAD_RESPONSE', message))).toString(
+    'utf8',
+  )
 
 export function tompClient(options: ClientOptions) {
   const auth: Record<string, string> = {

@@ -1,4 +1,5 @@
 import type { PricingPlan, PropulsionType, VehicleType } from '../../api/micromobility/schemas.ts'
+import { NAMES, num } from '../gbfs/map.ts'
 import type { Modality, ProviderMicroVehicle } from '../types.ts'
 
 /**
@@ -23,11 +24,8 @@ export function str(value: unknown): string | undefined {
   return undefined
 }
 
-export function num(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
-  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value)
-  return undefined
-}
+// A finite number, numeric strings accepted: operators are as loose about it as GBFS feeds.
+export { num }
 
 const time = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : Number.NaN)
 export const short = (value: unknown) => {
@@ -118,15 +116,6 @@ export const modalitiesOfClasses = (classes: string[]) =>
 
 // ---------------------------------------------------------------------------------------------------------------
 // /operator/available-assets (asset types, each with its assets in the map-oriented scenario)
-
-const NAMES: Record<VehicleType, [string, string]> = {
-  BICYCLE: ['Bicycle', 'E-bike'],
-  CARGO_BICYCLE: ['Cargo bike', 'Electric cargo bike'],
-  SCOOTER: ['Kick scooter', 'E-scooter'],
-  MOPED: ['Moped', 'E-moped'],
-  CAR: ['Car', 'Car'],
-  OTHER: ['Vehicle', 'Vehicle'],
-}
 
 /** The domain type of a TOMP asset class; undefined for classes that are not shared vehicles (BUS, RAIL ...). */
 export function vehicleTypeOf(assetClass: string | undefined, subClass: string | undefined): VehicleType | undefined {

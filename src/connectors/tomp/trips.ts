@@ -1,5 +1,6 @@
 import type { TripAction } from '../../api/micromobility/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
+import { checkEndLocation } from '../end-location.ts'
 import type { CallContext, FleetSnapshot, MicromobilityConnector, ProviderMicroVehicle } from '../types.ts'
 import { isNotFound, isRefusal, operatorError, type TompClient } from './client.ts'
 import { firstLeg, isObject, type Json, legPosition, positionOf, str } from './map.ts'
@@ -33,7 +34,6 @@ interface Reference {
   vehicle: string
 }
 
-type LatLon = { latitude: number; longitude: number }
 
 const ENDED_BOOKINGS = new Set(['CANCELLED', 'EXPIRED', 'RELEASED', 'REJECTED', 'FINISHED'])
 const RIDING = new Set(['IN_USE', 'PAUSED', 'FINISHING'])
@@ -56,20 +56,6 @@ function decode(reference: string): Reference | undefined {
 }
 
 const path = (kind: 'bookings' | 'legs', id: string) => `${kind}/${encodeURIComponent(id)}/events`
-
-function checkedLocation(location: LatLon | undefined): LatLon | undefined {
-  if (location === undefined) return undefined
-  const { latitude, longitude } = location
-  if (
-    !Number.isFinite(latitude) ||
-    !Number.isFinite(longitude) ||
-    Math.abs(latitude) > 90 ||
-    Math.abs(longitude) > 180
-  ) {
-    throw new ApiError('INVALID_LOCATION', undefined, { field: 'endLocation' })
-  }
-  return { latitude, longitude }
-}
 
 /** The customer fields an offer asks for (conditionRequireBookingData), from what the rider gave. */
 function customerFor(offer: Json, rider: { email?: string; name?: string }): Json | undefined {
@@ -248,7 +234,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
     },
 
     async end(reference, endLocation, ctx) {
-      const target = checkedLocation(endLocation)
+      const target = checkEndLocation(endLocation)
       const ref = decode(reference)
       if (!ref) throw unknownTrip()
       let leg: unknown

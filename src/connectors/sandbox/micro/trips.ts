@@ -1,6 +1,7 @@
 import type { TripAction } from '../../../api/micromobility/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
+import { checkEndLocation } from '../../end-location.ts'
 import type { CallContext, MicromobilityConnector } from '../../types.ts'
 import { hasScenario } from '../common.ts'
 import type { BaseVehicle } from './fleet.ts'
@@ -29,17 +30,8 @@ export function drained(battery: number | undefined, from: LatLon, to: LatLon, m
 }
 
 function checkLocation(location: LatLon | undefined): LatLon | undefined {
-  if (location === undefined) return undefined
-  const { latitude, longitude } = location
-  if (
-    !Number.isFinite(latitude) ||
-    !Number.isFinite(longitude) ||
-    Math.abs(latitude) > 90 ||
-    Math.abs(longitude) > 180
-  ) {
-    throw new ApiError('INVALID_LOCATION', undefined, { field: 'endLocation' })
-  }
-  return { latitude: round6(latitude), longitude: round6(longitude) }
+  const checked = checkEndLocation(location)
+  return checked && { latitude: round6(checked.latitude), longitude: round6(checked.longitude) }
 }
 
 const at = (p: VehiclePosition): LatLon => ({ latitude: p.latitude, longitude: p.longitude })
