@@ -34,7 +34,6 @@ interface Reference {
   vehicle: string
 }
 
-
 const ENDED_BOOKINGS = new Set(['CANCELLED', 'EXPIRED', 'RELEASED', 'REJECTED', 'FINISHED'])
 const RIDING = new Set(['IN_USE', 'PAUSED', 'FINISHING'])
 
