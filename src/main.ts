@@ -7,9 +7,17 @@ const DEMO_LOCK = 72_100_002
 async function main() {
   const config = loadConfig()
   const problems: string[] = []
-  const runtime = await openRuntime(config, { onProviderProblem: (id, message) => problems.push(`${id}: ${message}`) })
+  // Providers report problems while they run (a feed failing on refresh) to the service's log once it exists.
+  let warn = (message: string): void => {
+    problems.push(message)
+  }
+  const runtime = await openRuntime(config, {
+    onProviderProblem: (id, message) => warn(`provider unavailable: ${id}: ${message}`),
+    providerLogger: { warn: (message) => warn(`provider problem: ${message}`) },
+  })
   const app = await createApp(runtime)
-  for (const problem of problems) app.log.warn(`provider unavailable: ${problem}`)
+  warn = (message) => app.log.warn(message)
+  for (const problem of problems) app.log.warn(problem)
   for (const warning of configWarnings(config)) app.log.warn(warning)
 
   const demo = await runtime.store.withAdvisoryLock(DEMO_LOCK, () => app.services.tenants.ensureDemoTenant(config.port))

@@ -2,6 +2,7 @@ import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
 import { buildRegistry, CONNECTORS, loadProviderEntries } from './connectors/registry.ts'
 import { createResilience } from './connectors/resilience.ts'
+import type { ConnectorDeps } from './connectors/types.ts'
 import { createGazetteerGeocoder } from './domain/geocoding/index.ts'
 import { createJobs } from './platform/jobs.ts'
 import { kvLocks } from './platform/kv/locks.ts'
@@ -29,6 +30,8 @@ export interface RuntimeOptions {
   /** Prefix for Redis keys, so test runs sharing one Redis stay apart. */
   redisPrefix?: string
   onProviderProblem?: (providerId: string, message: string) => void
+  /** Where providers report problems while they run (a feed failing on refresh); see ConnectorDeps.logger. */
+  providerLogger?: ConnectorDeps['logger']
 }
 
 /** Opens everything the app depends on, for the shape the configuration asks for. */
@@ -58,7 +61,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   for (const { at, message } of providerList.skipped) onProviderProblem(at, message)
   const registry = buildRegistry(
     providerList.entries,
-    { kv, clock },
+    { kv, clock, ...(options.providerLogger ? { logger: options.providerLogger } : {}) },
     onProviderProblem,
     CONNECTORS,
     providerList.rejected,

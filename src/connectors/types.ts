@@ -96,6 +96,11 @@ export interface Provider {
 export interface ConnectorDeps {
   kv: Kv
   clock: () => Date
+  /**
+   * Where a connector reports what goes wrong while it runs (a feed that fails on refresh, bad records skipped), as
+   * one line naming the connector and provider; `options.logger` of an entry takes its place.
+   */
+  logger?: { warn(message: string): void }
 }
 
 /** Per-call context the service gives every connector call. */

@@ -160,6 +160,22 @@ describe('gtfs: options and registration', () => {
     assert.equal(problems.length, 2)
     await registry.stop()
   })
+
+  it("reports a realtime feed that fails to the service's logger, naming the provider", async () => {
+    const warned: string[] = []
+    const registry = buildRegistry(
+      [{ ...entry({ url: fileUrl(SAMPLE_DIR), realtimeUrl: fileUrl(join(scratch, 'no-such.pb')) }), id: 'gtfs-rt' }],
+      { ...deps, logger: { warn: (message) => warned.push(message) } },
+      () => {},
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.equal(registry.get('gtfs-rt')?.status, 'ACTIVE')
+    assert.ok(
+      warned.some((line) => /^gtfs gtfs-rt: realtime .*no-such\.pb/.test(line)),
+      `expected a realtime warning, got ${JSON.stringify(warned)}`,
+    )
+    await registry.stop()
+  })
 })
 
 // ---------------------------------------------------------------------------------------------------------------

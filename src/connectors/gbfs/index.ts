@@ -31,7 +31,7 @@ import {
   type VehicleTypeInfo,
   type ZoneEntry,
 } from './map.ts'
-import { ProblemLog } from './problems.ts'
+import { problemLog } from './problems.ts'
 
 /**
  * GBFS 2.3 and 3.0 (MobilityData): a search-only micromobility provider over public feeds. Vehicles come from
@@ -144,10 +144,7 @@ export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     freeFloating: true,
     requiresStoredBooking: false,
   }
-  const log = new ProblemLog(
-    deps.clock,
-    options.logger ? (message) => options.logger?.warn(`gbfs ${entry.id}: ${message}`) : undefined,
-  )
+  const log = problemLog('gbfs', entry.id, deps.clock, options.logger ?? deps.logger)
   const stopping = new AbortController()
   const monotonic = () => performance.now()
   const feeds = new GbfsFeeds({

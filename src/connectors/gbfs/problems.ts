@@ -51,3 +51,11 @@ export class ProblemLog {
     )
   }
 }
+
+/** A connector's problem log that also logs each new problem as `<kind> <providerId>: <message>`. */
+export const problemLog = (
+  kind: string,
+  providerId: string,
+  clock: () => Date,
+  logger: { warn(message: string): void } | undefined,
+) => new ProblemLog(clock, logger ? (message) => logger.warn(`${kind} ${providerId}: ${message}`) : undefined)

@@ -1,7 +1,7 @@
 import { around } from 'geokdbush'
 import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
-import { ProblemLog } from '../gbfs/problems.ts'
+import { problemLog } from '../gbfs/problems.ts'
 import type {
   Capabilities,
   ConnectorDeps,
@@ -63,10 +63,7 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     freeFloating: false,
     requiresStoredBooking: false,
   }
-  const log = new ProblemLog(
-    deps.clock,
-    options.logger ? (message) => options.logger?.warn(`gtfs ${entry.id}: ${message}`) : undefined,
-  )
+  const log = problemLog('gtfs', entry.id, deps.clock, options.logger ?? deps.logger)
   const stopping = new AbortController()
   const readOptions = {
     timeoutMs: options.timeoutMs,

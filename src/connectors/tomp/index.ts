@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { PricingPlan } from '../../api/micromobility/schemas.ts'
-import { ProblemLog } from '../gbfs/problems.ts'
+import { problemLog } from '../gbfs/problems.ts'
 import type {
   Capabilities,
   ConnectorDeps,
@@ -53,10 +53,7 @@ export function createTompConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxFeedBytes,
   })
-  const log = new ProblemLog(
-    deps.clock,
-    options.logger ? (message) => options.logger?.warn(`tomp ${entry.id}: ${message}`) : undefined,
-  )
+  const log = problemLog('tomp', entry.id, deps.clock, options.logger ?? deps.logger)
   // Shared reads are not the caller's: they end when the connector stops (or at the timeout), not when one caller
   // gives up, so the next caller finds them done.
   const stopping = new AbortController()
