@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util'
 import type {
   Booking,
   BookingChange,
@@ -15,6 +14,7 @@ import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
 import type { CarBookingRow } from '../../store/schema.ts'
+import { sameAsStored } from '../../store/unchanged.ts'
 import { checkDateOfBirth } from '../people.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
 import { BOOKING_ID, newBookingId, presentBooking, type StoredExtras } from './booking-view.ts'
@@ -133,13 +133,6 @@ export function carBookings(deps: BookingDeps) {
     }
   }
 
-  /** The same booking record, as stored (JSON, in any key order), apart from when it was written. */
-  const sameRecord = (record: Booking, stored: unknown) => {
-    const { createdAt: _c, updatedAt: _u, ...now } = JSON.parse(JSON.stringify(record)) as Booking
-    const { createdAt: _sc, updatedAt: _su, ...before } = stored as Booking
-    return isDeepStrictEqual(now, before)
-  }
-
   /** A stored booking as last written (the list's view), for when a newer write won over this request's. */
   const storedView = (row: CarBookingRow): Booking => ({
     ...(row.record as unknown as Booking),
@@ -180,7 +173,7 @@ export function carBookings(deps: BookingDeps) {
       })
       // A read that finds nothing new writes nothing, so reading never moves `updatedAt`; unless another request
       // wrote meanwhile, whose newer row is the answer then.
-      if (fromRead && fresh.status === row.status && sameRecord(record, row.record)) {
+      if (fromRead && fresh.status === row.status && sameAsStored(record, row.record, ['createdAt', 'updatedAt'])) {
         const latest = await deps.repo.find(caller.tenant.id, caller.environment, row.id)
         if (latest && latest.version !== row.version) return storedView(latest)
         return presentBooking(row.id, p, fresh, 'STANDARD', { ...extras, driver: record.driver, notes: record.notes })

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { isDeepStrictEqual } from 'node:util'
 import type { Subscription } from '../../api/public-transport/schemas.ts'
 import type { ProviderSubscription, SubscriptionHolder, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow } from '../../store/schema.ts'
+import { sameAsStored } from '../../store/unchanged.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, providerOutcome } from '../providers/merged-pages.ts'
@@ -89,7 +89,7 @@ export function publicTransportSubscriptions(deps: {
   /** The stored copy brought in step with the provider's; written only when something changed (`updatedAt`). */
   const refresh = async (caller: Caller, row: SubscriptionRow, fresh: ProviderSubscription) => {
     const stored = (row.record as { subscription?: unknown }).subscription
-    if (fresh.status === row.status && isDeepStrictEqual(JSON.parse(JSON.stringify(fresh)), stored)) return row
+    if (fresh.status === row.status && sameAsStored(fresh, stored)) return row
     const record = { ...(row.record as object), subscription: fresh }
     return (await deps.repo.updateSubscription(row.id, { status: fresh.status, record }, caller.now))!
   }

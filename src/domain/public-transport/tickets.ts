@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { isDeepStrictEqual } from 'node:util'
 import type { PtBooking } from '../../api/public-transport/schemas.ts'
 import type { Price } from '../../api/shared/schemas.ts'
 import type { ProviderTicket, ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
@@ -7,6 +6,7 @@ import { ApiError } from '../../http/errors.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { PtBookingRow } from '../../store/schema.ts'
+import { sameAsStored } from '../../store/unchanged.ts'
 import { BOOKING_ID, newBookingId } from '../cars/booking-view.ts'
 import type { OfferClaim, OfferTokens } from '../cars/offer-tokens.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
@@ -101,7 +101,7 @@ export function publicTransportTickets(deps: TicketDeps) {
   async function sync(caller: Caller, row: PtBookingRow, fresh: ProviderTicketBooking, reason?: string) {
     // Nothing changed (a read, a repeated cancel): nothing is written, so updatedAt stays when it happened.
     const stored = (row.record as { booking?: unknown }).booking
-    if (fresh.status === row.status && isDeepStrictEqual(JSON.parse(JSON.stringify(fresh)), stored)) return row
+    if (fresh.status === row.status && sameAsStored(fresh, stored)) return row
     const history = [...row.statusHistory]
     if (fresh.status !== row.status)
       history.push({ status: fresh.status, time: caller.now.toISOString(), ...(reason ? { reason } : {}) })
