@@ -17,6 +17,7 @@
  * what this machine and the load generator cost before the service does anything.
  */
 import { writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import {
   type BenchContext,
@@ -362,6 +363,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           ? ''
           : ` the target needs ≈ ${fmtInt(CONNECTIONS / ((PROVIDER_LATENCY_MS * MAX_P50_RATIO) / 1000))}/s)`) +
         `, load generator ${Math.round(result.cpu.client * 100)}%`,
+      capacity(result, floor),
       '',
       ...table(
         [
@@ -411,6 +413,24 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   } finally {
     await service.stop()
   }
+}
+
+/**
+ * What the target's rate costs in cores on this machine: the service's and the load generator's CPU per search
+ * times the searches per second that 200 connections make at p50 = 1.05 × the provider latency, and the bare
+ * server's for comparison. Above the machine's cores, the target cannot be met here whatever the latency.
+ */
+function capacity(result: LoadResult, floor: LoadResult): string {
+  const rate = CONNECTIONS / ((PROVIDER_LATENCY_MS * MAX_P50_RATIO) / 1000)
+  const service = result.cpu.serverMicrosPerRequest
+  const bare = floor.cpu.serverMicrosPerRequest
+  const client = result.requestsPerSecond > 0 ? (result.cpu.client * 1e6) / result.requestsPerSecond : undefined
+  const cores = (micros: number | undefined) => (micros === undefined ? 'n/a' : ((micros * rate) / 1e6).toFixed(2))
+  return (
+    `at the target's ${fmtInt(rate)} searches/s: service ${cores(service)} cores, load generator` +
+    ` ${cores(client)}, bare server ${cores(bare)} (${bare === undefined ? 'n/a' : `${fmtInt(bare)} µs per answer`});` +
+    ` this machine has ${availableParallelism()} cores, and the service's JavaScript runs on one`
+  )
 }
 
 const benchmark: Benchmark = {
