@@ -147,6 +147,14 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
     }
     const kinds = new Set(zones.map((z: any) => z.kind))
     assert.ok(kinds.has('SERVICE_AREA'))
+    // `radius` is an alias of radiusMeters, as for car stations and stops.
+    const aliased = await h.api(
+      'GET',
+      `/micromobility/zones?latitude=${ALEX.latitude}&longitude=${ALEX.longitude}&radius=5000`,
+      t.secret,
+    )
+    assert.equal(aliased.status, 200, aliased.text)
+    assert.deepEqual(aliased.body.data.zones, zones)
     const one = await h.api('GET', '/micromobility/zones?provider=sandbox-scoot', t.secret)
     assert.ok(one.body.data.zones.every((z: any) => z.provider.id === 'sandbox-scoot'))
     assert.deepEqual(one.body.data.providers, [

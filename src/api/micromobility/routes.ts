@@ -181,7 +181,7 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
       schema: {
         ...doc(
           'Service areas and parking zones',
-          'GeoJSON geometries with their rules, from GBFS geofencing_zones and the sandbox, around a point (`latitude`, `longitude`, `radiusMeters`) or in a `bbox`, optionally of one `provider`.',
+          'GeoJSON geometries with their rules, from GBFS geofencing_zones and the sandbox, around a point (`latitude`, `longitude`, `radiusMeters` or its alias `radius`, default 1000) or in a `bbox`, optionally of one `provider`.',
         ),
         querystring: ZoneQuery,
         response: responses(

@@ -176,6 +176,7 @@ export const ZoneQuery = Type.Object(
     latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
     longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
     radiusMeters: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000 })),
+    radius: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50_000, description: 'Alias of radiusMeters' })),
     bbox: Type.Optional(
       Type.String({ pattern: '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$', description: 'minLon,minLat,maxLon,maxLat' }),
     ),

@@ -156,7 +156,15 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
     },
 
     async zones(
-      query: { latitude?: number; longitude?: number; radiusMeters?: number; bbox?: string; provider?: string },
+      query: {
+        latitude?: number
+        longitude?: number
+        radiusMeters?: number
+        /** Alias of radiusMeters (as for car stations and stops); radiusMeters wins when both are sent. */
+        radius?: number
+        bbox?: string
+        provider?: string
+      },
       caller: Caller,
     ) {
       const all = eligibleProviders(deps.registry, caller, 'ZONES', isMicromobilityConnector)
@@ -185,7 +193,13 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
 
 type Box = [number, number, number, number]
 
-function zoneArea(q: { latitude?: number; longitude?: number; radiusMeters?: number; bbox?: string }): Box | undefined {
+function zoneArea(q: {
+  latitude?: number
+  longitude?: number
+  radiusMeters?: number
+  radius?: number
+  bbox?: string
+}): Box | undefined {
   if (q.bbox) {
     const [minLon, minLat, maxLon, maxLat] = q.bbox.split(',').map(Number)
     if (
@@ -205,7 +219,7 @@ function zoneArea(q: { latitude?: number; longitude?: number; radiusMeters?: num
       [q.latitude === undefined ? 'latitude' : 'longitude']: 'is required with the other coordinate',
     })
   }
-  const r = q.radiusMeters ?? 1000
+  const r = q.radiusMeters ?? q.radius ?? 1000
   const dLat = r / 111_320
   const dLon = r / (111_320 * Math.max(0.01, Math.cos((q.latitude * Math.PI) / 180)))
   return [q.longitude - dLon, q.latitude - dLat, q.longitude + dLon, q.latitude + dLat]
