@@ -138,6 +138,12 @@ describe('POST /cars', { skip: skipReason }, () => {
     assert.equal(bad.status, 400)
     assert.equal(bad.body.error.code, 'INVALID_LOCATION')
     assert.ok(bad.body.error.details['pickup.coordinates.latitude'])
+    // A location without its content is an invalid location, whichever type it names.
+    for (const pickup of [{ type: 'address' }, { type: 'address', address: '' }, { type: 'place' }]) {
+      const res = await h.api('POST', '/cars', t.secret, { pickup, dates: period(h) })
+      assert.equal(res.status, 400, JSON.stringify(pickup))
+      assert.equal(res.body.error.code, 'INVALID_LOCATION', JSON.stringify(pickup))
+    }
     const cases = [
       { pickup: near(BERLIN, 60_000) },
       { pickup: { type: 'coordinates', coordinates: BERLIN, walkingTimeMinutes: 61 } },

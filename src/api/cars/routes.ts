@@ -47,7 +47,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
     {
       config: {
         permission: 'cars:offer:read',
-        locationFields: /^(pickup|dropoff)\.(coordinates|placeId)/,
+        locationFields: /^(pickup|dropoff)\.(coordinates|placeId|address)/,
         dateFields: /^dates\./,
       },
       schema: {

@@ -96,7 +96,7 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       config: {
         ...read,
         statusOverrides: { OFFER_EXPIRED: 400 },
-        locationFields: /^(origin|destination)\.(coordinates|placeId)/,
+        locationFields: /^(origin|destination)\.(coordinates|placeId|address)/,
       },
       schema: {
         ...doc(
