@@ -173,6 +173,11 @@ describe('POST /multimodal with failing providers', { skip: skipReason }, () => 
     assert.equal(bySource.MICROMOBILITY.results, 0)
     assert.equal(bySource.MICROMOBILITY.error.code, 'PROVIDER_ERROR')
     assert.ok(bySource.MICROMOBILITY.error.message)
+    // The provider that failed is listed, as in a source where only some failed.
+    assert.deepEqual(
+      bySource.MICROMOBILITY.providers.map((p: any) => [p.id, p.status, p.error.code]),
+      [['sandbox-bike', 'FAILED', 'PROVIDER_ERROR']],
+    )
     assert.equal(bySource.CARSHARING.status, 'OK')
     assert.ok(bySource.CARSHARING.results > 0)
     assert.ok(res.body.data.results.every((r: any) => r.kind !== 'VEHICLE'))

@@ -50,6 +50,23 @@ interface SourceAnswer {
   providers: ProviderOutcome[]
 }
 
+/** A provider's outcome as another area reports it (`status`, `error.code`), in the source's shape. */
+function outcomeOf(
+  p: { id: string; name: string; status: string; error?: { code: string } },
+  language: string,
+): ProviderOutcome {
+  if (p.status === 'OK') return { id: p.id, name: p.name, status: 'OK' }
+  const status = p.status === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED'
+  const code = (p.error?.code ?? (status === 'TIMEOUT' ? 'TIMEOUT' : 'PROVIDER_ERROR')) as ErrorCode
+  return { id: p.id, name: p.name, status, error: { code, message: errorMessage(language, code) } }
+}
+
+/** The providers an error lists (`details.providers`: every provider of a source failed), as outcomes. */
+const failedProviders = (error: unknown, language: string): ProviderOutcome[] => {
+  const listed = isApiError(error) ? error.details?.providers : undefined
+  return Array.isArray(listed) ? listed.map((p) => outcomeOf(p, language)) : []
+}
+
 const statusOf = (error: unknown): Exclude<SourceStatus, 'OK'> =>
   isApiError(error) && error.code === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED'
 
@@ -153,16 +170,7 @@ export function createMultimodal(deps: MultimodalDeps) {
     )
     return {
       items: found.vehicles.map((v) => ({ kind: 'VEHICLE' as const, ...v })),
-      providers: found.providers.map((p): ProviderOutcome => {
-        if (p.status === 'OK') return { id: p.id, name: p.name, status: 'OK' }
-        const code = (p.error?.code ?? (p.status === 'TIMEOUT' ? 'TIMEOUT' : 'PROVIDER_ERROR')) as ErrorCode
-        return {
-          id: p.id,
-          name: p.name,
-          status: p.status,
-          error: { code, message: errorMessage(caller.language, code) },
-        }
-      }),
+      providers: found.providers.map((p) => outcomeOf(p, caller.language)),
     }
   }
 
@@ -244,7 +252,8 @@ export function createMultimodal(deps: MultimodalDeps) {
           status: statusOf(error),
           results: 0,
           error: providerError(error, caller.language),
-          providers: [],
+          // Every provider failed (the area answered an error): each is still listed with how it failed.
+          providers: failedProviders(error, caller.language),
         },
       }
     } finally {
