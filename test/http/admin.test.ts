@@ -98,6 +98,13 @@ describe('admin API /admin/v1', { skip: skipReason }, () => {
 
     const listed = await h.admin('GET', `/tenants/${tenantId}/keys`)
     assert.equal(listed.body.data.keys.length, 1)
+    // Type and environment default to a live secret key, as the demo tenant's first key is.
+    const plain = await h.admin('POST', `/tenants/${tenantId}/keys`, {})
+    assert.equal(plain.status, 201, plain.text)
+    assert.equal(plain.body.data.key.type, 'secret')
+    assert.equal(plain.body.data.key.environment, 'live')
+    assert.match(plain.body.data.key.secret, /^svc_live_/)
+    await h.admin('DELETE', `/keys/${plain.body.data.key.id}`)
     assert.equal(listed.body.data.keys[0].secret, undefined)
     assert.ok(!listed.text.includes(key.secret))
 

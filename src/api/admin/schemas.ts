@@ -86,8 +86,8 @@ export type CreatedApiKey = Static<typeof CreatedApiKey>
 
 export const ApiKeyCreate = Type.Object(
   {
-    type: OneOf(['secret', 'publishable']),
-    environment: OneOf(['live', 'test']),
+    type: Type.Optional(OneOf(['secret', 'publishable'], 'Default secret')),
+    environment: Type.Optional(OneOf(['live', 'test'], 'Default live')),
     permissions: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true })),
     rateLimit: Type.Optional(RateLimitSetting),
     /** Absent or null: the key never expires. */

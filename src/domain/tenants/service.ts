@@ -106,22 +106,23 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
     },
     async createKey(tenantId: string, input: ApiKeyCreate): Promise<CreatedApiKey> {
       await requireTenant(tenantId)
-      const permissions = input.permissions ?? defaultPermissions(input.type)
-      const allowed = allowedPermissions(input.type)
+      const { type = 'secret', environment = 'live' } = input
+      const permissions = input.permissions ?? defaultPermissions(type)
+      const allowed = allowedPermissions(type)
       const refused = permissions.filter((p) => !(allowed as readonly string[]).includes(p))
       if (refused.length > 0) {
         throw new ApiError('INVALID_REQUEST', undefined, {
-          permissions: `a ${input.type} key cannot hold: ${refused.join(', ')}`,
+          permissions: `a ${type} key cannot hold: ${refused.join(', ')}`,
         })
       }
       // A time already past makes a key that is born expired (401 UNAUTHORIZED, KEY_EXPIRED): useful for tests.
       const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null
-      const generated = generateKey(input.type, input.environment)
+      const generated = generateKey(type, environment)
       const row = await repo.insertKey({
         id: generated.id,
         tenantId,
-        type: input.type,
-        environment: input.environment,
+        type,
+        environment,
         name: input.name ?? null,
         prefix: generated.prefix,
         lastFour: generated.lastFour,
