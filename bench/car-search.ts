@@ -12,6 +12,9 @@
  * (30 minutes, in the embedded key-value store), so memory also grows with every completed search; that part is
  * printed separately as retained per search.
  *
+ * After the measured run, the same search runs at 50 and 100 concurrent searches (shorter, not judged), so the report
+ * shows up to which load the ratios hold on this machine and from where the service's one thread is the limit.
+ *
  * The machine's floor is measured in the same run: the same load against a bare node:http server that answers every
  * request after one 100 ms timer with the same bytes as the service's first page. What it misses of the target is
  * what this machine and the load generator cost before the service does anything.
@@ -42,6 +45,8 @@ const PROVIDER_LATENCY_MS = 100
 const CONNECTIONS = 200
 const MAX_P50_RATIO = 1.05
 const MAX_P99_RATIO = 1.2
+/** Fewer concurrent searches, measured after the main run and printed beside it (the targets are at CONNECTIONS). */
+const SWEEP_CONNECTIONS = [50, 100]
 const PATH = '/mobility-api/v2/cars'
 const RATE_LIMIT = { limit: 1_000_000, windowSeconds: 60 }
 /** Sequential searches without load, for the floor the service adds to the provider latency. */
@@ -295,6 +300,24 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       errors.push(`${failedCalls} provider calls did not succeed during the run: ${JSON.stringify(calls)}`)
     }
 
+    // The same search at fewer concurrent searches, shorter: where the ratios hold on this machine and where the
+    // service's one thread becomes the limit.
+    const sweep: { connections: number; result: LoadResult }[] = []
+    for (const connections of SWEEP_CONNECTIONS) {
+      const swept = await load({
+        ...loadOptions,
+        connections,
+        durationSec: Math.max(3, Math.round(ctx.durationSec / 2)),
+        warmupSec: 1,
+      })
+      if (swept.non2xx + swept.errors + swept.timeouts > 0) {
+        errors.push(
+          `${connections} connections: ${swept.non2xx} non-2xx, ${swept.errors} errors, ${swept.timeouts} timeouts`,
+        )
+      }
+      sweep.push({ connections, result: swept })
+    }
+
     // The floor: the same load against a server that only waits the provider latency and writes the same bytes.
     // The service is idle meanwhile (its sessions stay in memory; its memory was sampled above).
     const bare = await startBare(sample.text, 'application/json; charset=utf-8', PROVIDER_LATENCY_MS)
@@ -364,6 +387,21 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           : ` the target needs ≈ ${fmtInt(CONNECTIONS / ((PROVIDER_LATENCY_MS * MAX_P50_RATIO) / 1000))}/s)`) +
         `, load generator ${Math.round(result.cpu.client * 100)}%`,
       capacity(result, floor),
+      '',
+      ...table(
+        [
+          ['connections', 'searches/s', 'p50/100', 'p99/100', 'service CPU', 'µs per search'],
+          ...[...sweep, { connections: CONNECTIONS, result }].map(({ connections, result: r }) => [
+            String(connections),
+            fmtInt(r.requestsPerSecond),
+            (r.latency.p50 / PROVIDER_LATENCY_MS).toFixed(3),
+            (r.latency.p99 / PROVIDER_LATENCY_MS).toFixed(3),
+            r.cpu.server === undefined ? 'n/a' : `${Math.round(r.cpu.server * 100)}%`,
+            r.cpu.serverMicrosPerRequest === undefined ? 'n/a' : fmtInt(r.cpu.serverMicrosPerRequest),
+          ]),
+        ],
+        [0, 1, 2, 3, 4, 5],
+      ),
       '',
       ...table(
         [
