@@ -155,18 +155,7 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       return { provider: p, vehicle }
     },
 
-    async zones(
-      query: {
-        latitude?: number
-        longitude?: number
-        radiusMeters?: number
-        /** Alias of radiusMeters (as for car stations and stops); radiusMeters wins when both are sent. */
-        radius?: number
-        bbox?: string
-        provider?: string
-      },
-      caller: Caller,
-    ) {
+    async zones(query: ZoneAreaQuery & { provider?: string }, caller: Caller) {
       const all = eligibleProviders(deps.registry, caller, 'ZONES', isMicromobilityConnector)
       const providers = query.provider ? all.filter((p) => p.entry.id === query.provider) : all
       if (query.provider && providers.length === 0)
@@ -193,13 +182,17 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
 
 type Box = [number, number, number, number]
 
-function zoneArea(q: {
+/** Where zones are asked for: around a point, or in a bounding box (minLon,minLat,maxLon,maxLat). */
+interface ZoneAreaQuery {
   latitude?: number
   longitude?: number
   radiusMeters?: number
+  /** Alias of radiusMeters (as for car stations and stops); radiusMeters wins when both are sent. */
   radius?: number
   bbox?: string
-}): Box | undefined {
+}
+
+function zoneArea(q: ZoneAreaQuery): Box | undefined {
   if (q.bbox) {
     const [minLon, minLat, maxLon, maxLat] = q.bbox.split(',').map(Number)
     if (
