@@ -660,8 +660,8 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
   })
   after(() => h.close())
 
-  /** Books (or tries to) a journey of `providerId` from Hauptbahnhof to Alexanderplatz. */
-  const bookWith = async (providerId: string) => {
+  /** The first ticket offer of a journey of `providerId` from Hauptbahnhof to Alexanderplatz tomorrow at 09:00. */
+  const firstOffer = async (providerId: string) => {
     const search = async (q: string) => {
       const res = await h.api('GET', `/public-transport/stops?query=${q}&limit=100`, t.secret)
       return res.body.data.stops.find((s: any) => s.provider.id === providerId).stopId
@@ -674,7 +674,12 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
       departAt: departAt.toISOString(),
     })
     assert.equal(plan.status, 200, plan.text)
-    const offer = plan.body.data.journeys[0].ticketOffers[0]
+    return plan.body.data.journeys[0].ticketOffers[0]
+  }
+
+  /** Books (or tries to) a journey of `providerId` from Hauptbahnhof to Alexanderplatz. */
+  const bookWith = async (providerId: string) => {
+    const offer = await firstOffer(providerId)
     const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerTokens: [offer.offerToken] })
     assert.equal(prebook.status, 200, prebook.text)
     return h.api('POST', '/public-transport/bookings', t.secret, {
@@ -684,19 +689,7 @@ describe('public transport: a provider that lacks an operation', { skip: skipRea
   }
 
   it('400 OPERATION_NOT_SUPPORTED when prebooking with a provider that cannot prebook', async () => {
-    const search = async (q: string) => {
-      const res = await h.api('GET', `/public-transport/stops?query=${q}&limit=100`, t.secret)
-      return res.body.data.stops.find((s: any) => s.provider.id === 'transit-no-prebook').stopId
-    }
-    const departAt = new Date(h.clock().getTime() + 86_400_000)
-    departAt.setUTCHours(9, 0, 0, 0)
-    const plan = await h.api('POST', '/public-transport/journeys', t.secret, {
-      origin: { type: 'stop', stopId: await search('Hauptbahnhof') },
-      destination: { type: 'stop', stopId: await search('Alexanderplatz') },
-      departAt: departAt.toISOString(),
-    })
-    assert.equal(plan.status, 200, plan.text)
-    const offer = plan.body.data.journeys[0].ticketOffers[0]
+    const offer = await firstOffer('transit-no-prebook')
     const prebook = await h.api('POST', '/public-transport/prebook', t.secret, { offerToken: offer.offerToken })
     assert.equal(prebook.status, 400, prebook.text)
     assert.equal(prebook.body.error.code, 'OPERATION_NOT_SUPPORTED')
