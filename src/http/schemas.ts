@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { ERROR_CODES } from './errors.ts'
+import { FREE_TEXT } from './text-rule.ts'
 
 export const Meta = Type.Object(
   {
@@ -85,6 +86,13 @@ export const Nullable = <T extends TSchema>(schema: T) => {
     ? Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] })
     : Type.Union([schema, Type.Null()])
 }
+
+/**
+ * A free-text field (notes, reasons): the text rule lets it hold tab, line feed and carriage return as well.
+ * Every other string is one line of text (names, e-mails, phones, ids, tokens, cursors).
+ */
+export const FreeText = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.String({ ...options, [FREE_TEXT]: true })
 
 /** A closed set of strings as `enum` (serialized as a plain string, unlike a union of literals). */
 export const OneOf = <const V extends string>(values: readonly V[], description?: string) =>
