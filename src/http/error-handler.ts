@@ -41,6 +41,8 @@ export function validationDetails(issues: ValidationIssue[], context: string): R
       if (issue.keyword === 'pattern' && TEXT_RULE_PATTERNS.includes(issue.params.pattern as string)) {
         // The key itself is not echoed: it is the text that failed.
         message = issue.propertyName === undefined ? TEXT_RULE_MESSAGE : KEY_RULE_MESSAGE
+      } else if (issue.propertyName !== undefined) {
+        message = `property name ${message}`
       } else if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
         message = `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
       }

@@ -59,6 +59,11 @@ describe('text input is clean or refused (issue 14)', { skip: skipReason }, () =
     refused(await bookCar(token, DRIVER, { 'flight\u0000Number': 'LH1234' }), 'additionalFields', KEY_RULE)
     // A key with a line separator (clean text) still has its value checked.
     refused(await bookCar(token, DRIVER, { '\u2028': 'x\u0000' }), 'additionalFields.\u2028')
+    refused(
+      await bookCar(token, DRIVER, { ['k'.repeat(101)]: 'x' }),
+      'additionalFields',
+      'property name must NOT have more than 100 characters',
+    )
     // Every field is named at once.
     const both = await bookCar(token, { ...DRIVER, firstName: '\u0001', lastName: '\u001f' })
     refused(both, 'driver.firstName')

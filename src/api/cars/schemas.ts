@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime, FreeText, OffsetPagination } from '../../http/schemas.ts'
+import { CursorPagination, DateTime, Dictionary, FreeText, OffsetPagination } from '../../http/schemas.ts'
 import {
   DateRange,
   DeepLinks,
@@ -397,7 +397,8 @@ export const BookingCreate = Type.Object(
     driver: Driver,
     accessMethod: Type.Optional(enumOf(['APP'] as const)),
     additionalFields: Type.Optional(
-      Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 500 }), Type.Boolean()]), {
+      Dictionary(Type.Union([Type.String({ maxLength: 500 }), Type.Boolean()]), {
+        propertyNames: { maxLength: 100 },
         description: 'Answers to MISSING_REQUIRED_FIELD: each details.requiredFields[].field is a key',
       }),
     ),
@@ -431,7 +432,7 @@ export const Booking = Type.Object(
     refillPolicy: enumOf(REFILL_POLICIES),
     mileageAllowance: MileageAllowance,
     upsells: Type.Array(PricedUpsell),
-    additionalFields: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()]))),
+    additionalFields: Type.Optional(Dictionary(Type.Union([Type.String(), Type.Boolean()]))),
     cancellationPolicy: CancellationPolicy,
     changePolicies: Type.Array(ChangeTypePolicy),
     statusHistory: Type.Optional(Type.Array(StatusChange)),
