@@ -40,6 +40,7 @@ import { clientErrorHandler, installErrorHandling, sendError } from './http/erro
 import { ApiError } from './http/errors.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
+import { documentTextRule } from './http/text-rule.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
@@ -199,14 +200,14 @@ export async function createApp(deps: AppDeps) {
   installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken })
 
   await app.register(swagger, {
-    transform: documentHeaders,
+    transform: (route) => documentHeaders(documentTextRule(route)),
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Mobility Aggregation Service API',
         version: API_VERSION,
         description:
-          'One REST/JSON API over many mobility providers: cars, public transport, micromobility, multimodal map data and a provider directory. Every answer uses the envelope `{ success, data | error, meta }`.',
+          'One REST/JSON API over many mobility providers: cars, public transport, micromobility, multimodal map data and a provider directory. Every answer uses the envelope `{ success, data | error, meta }`. Text in requests (bodies, query strings, paths) never holds NUL, other control characters or lone surrogates (the `pattern` of every string schema); fields marked `x-free-text` may hold tab, line feed and carriage return. Anything else answers 400 INVALID_REQUEST naming the field.',
       },
       servers: [{ url: '/' }],
       components: {

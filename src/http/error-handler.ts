@@ -1,12 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorMessage, negotiateLanguage } from '../platform/i18n/index.ts'
 import { ApiError, type ErrorCode, isApiError, statusFor } from './errors.ts'
+import { KEY_RULE_MESSAGE, TEXT_RULE_MESSAGE, TEXT_RULE_PATTERNS } from './text-rule.ts'
 
 interface ValidationIssue {
   instancePath: string
   keyword: string
   message?: string
   params: Record<string, unknown>
+  /** Set by Ajv on errors of a `propertyNames` schema: the key that failed. */
+  propertyName?: string
 }
 
 const segment = (part: string) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`)
@@ -35,7 +38,12 @@ export function validationDetails(issues: ValidationIssue[], context: string): R
       message = 'is not allowed'
     } else {
       path = fieldPath(issue.instancePath, undefined, context)
-      if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
+      if (issue.keyword === 'pattern' && TEXT_RULE_PATTERNS.includes(issue.params.pattern as string)) {
+        // The key itself is not echoed: it is the text that failed.
+        message = issue.propertyName === undefined ? TEXT_RULE_MESSAGE : KEY_RULE_MESSAGE
+      } else if (issue.propertyName !== undefined) {
+        message = `property name ${message}`
+      } else if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
         message = `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
       }
     }

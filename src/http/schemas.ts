@@ -1,5 +1,14 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { ERROR_CODES } from './errors.ts'
+import { FREE_TEXT } from './text-rule.ts'
+
+/**
+ * An object with keys of the client's or a provider's choosing. Not `Type.Record`: its `patternProperties: {"^.*$"}`
+ * misses keys holding a line break (U+2028 is clean text), whose values would go unchecked and which the answer's
+ * serializer would drop (a validation error naming such a key arrived with empty `details`).
+ */
+export const Dictionary = <T extends TSchema>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<Record<string, Static<T>>>({ ...options, type: 'object', additionalProperties: values })
 
 export const Meta = Type.Object(
   {
@@ -25,7 +34,7 @@ export const ErrorBody = Type.Object(
     }),
     message: Type.String({ description: 'Human-readable, in the negotiated language' }),
     details: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
+      Dictionary(Type.Unknown(), {
         description:
           'Field path → message for validation errors; otherwise data that helps to act on the error (for example `reason`)',
       }),
@@ -85,6 +94,13 @@ export const Nullable = <T extends TSchema>(schema: T) => {
     ? Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] })
     : Type.Union([schema, Type.Null()])
 }
+
+/**
+ * A free-text field (notes, reasons): the text rule lets it hold tab, line feed and carriage return as well.
+ * Every other string is one line of text (names, e-mails, phones, ids, tokens, cursors).
+ */
+export const FreeText = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.String({ ...options, [FREE_TEXT]: true })
 
 /** A closed set of strings as `enum` (serialized as a plain string, unlike a union of literals). */
 export const OneOf = <const V extends string>(values: readonly V[], description?: string) =>

@@ -1,10 +1,12 @@
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { withTextRule } from './text-rule.ts'
 
 /**
  * Bodies are validated strictly (no type coercion, unknown properties refused where a schema says so);
  * query strings, params and headers are text on the wire, so their values are coerced to the declared types.
+ * Every body, query and path schema gets the text rule (src/http/text-rule.ts), so no route can forget it.
  */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const base = {
@@ -19,7 +21,8 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   addFormats.default(body)
   addFormats.default(text)
   return ({ schema, httpPart }) => {
-    const validate = (httpPart === 'body' ? body : text).compile(schema as object)
+    const checked = httpPart === 'headers' ? schema : withTextRule(schema)
+    const validate = (httpPart === 'body' ? body : text).compile(checked as object)
     // A POST or PATCH without a body is validated as an empty object, so optional bodies may be left out and
     // required fields are reported by name.
     const emptyIsObject = httpPart === 'body'

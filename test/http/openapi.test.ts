@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { FREE_TEXT_PATTERN, LINE_TEXT_PATTERN } from '../../src/http/text-rule.ts'
 import { type Harness, skipReason, startHarness } from '../helpers/harness.ts'
 
 describe('the API document', { skip: skipReason }, () => {
@@ -63,6 +64,31 @@ describe('the API document', { skip: skipReason }, () => {
         for (const tag of operation.tags ?? []) assert.ok(tags.has(tag), `tag ${tag} is declared`)
       }
     }
+  })
+
+  it('shows the text rule on the strings of requests (bodies, query strings, paths), free text marked', async () => {
+    const { body } = await h.request({ url: '/mobility-api/v2/openapi.json' })
+    const line = new RegExp(LINE_TEXT_PATTERN, 'u')
+    const schemaOf = (operation: any) => operation.requestBody.content['application/json'].schema
+    const create = schemaOf(body.paths['/mobility-api/v2/cars/bookings'].post)
+    assert.equal(create.properties.driver.properties.firstName.pattern, LINE_TEXT_PATTERN)
+    assert.equal(create.properties.additionalFields.propertyNames.pattern, LINE_TEXT_PATTERN)
+    assert.equal(create.properties.accessMethod.pattern, undefined, 'closed sets need no rule')
+    const booking = body.paths['/mobility-api/v2/cars/bookings/{bookingId}']
+    const notes = schemaOf(booking.patch).properties.notes
+    assert.equal(notes.pattern, FREE_TEXT_PATTERN)
+    assert.equal(notes['x-free-text'], true)
+    const id = booking.get.parameters.find((p: any) => p.name === 'bookingId')
+    assert.equal(id.schema.pattern, LINE_TEXT_PATTERN)
+    const query = body.paths['/mobility-api/v2/public-transport/stops'].get.parameters.find(
+      (p: any) => p.name === 'query',
+    )
+    assert.equal(query.schema.pattern, LINE_TEXT_PATTERN)
+    const tenant = schemaOf(body.paths['/admin/v1/tenants'].post)
+    assert.equal(tenant.properties.name.pattern, LINE_TEXT_PATTERN)
+    assert.match(body.info.description, /control characters/)
+    // The pattern as a client would run it: what the service accepts and refuses.
+    assert.ok(line.test('Zoë 北京 🚲') && !line.test('A\u0000B') && !line.test('\ud800') && !line.test('a\tb'))
   })
 
   it('serves the docs page and its assets locally', async () => {

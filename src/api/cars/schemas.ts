@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime, OffsetPagination } from '../../http/schemas.ts'
+import { CursorPagination, DateTime, Dictionary, FreeText, OffsetPagination } from '../../http/schemas.ts'
 import {
   DateRange,
   DeepLinks,
@@ -397,7 +397,8 @@ export const BookingCreate = Type.Object(
     driver: Driver,
     accessMethod: Type.Optional(enumOf(['APP'] as const)),
     additionalFields: Type.Optional(
-      Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 500 }), Type.Boolean()]), {
+      Dictionary(Type.Union([Type.String({ maxLength: 500 }), Type.Boolean()]), {
+        propertyNames: { maxLength: 100 },
         description: 'Answers to MISSING_REQUIRED_FIELD: each details.requiredFields[].field is a key',
       }),
     ),
@@ -431,7 +432,7 @@ export const Booking = Type.Object(
     refillPolicy: enumOf(REFILL_POLICIES),
     mileageAllowance: MileageAllowance,
     upsells: Type.Array(PricedUpsell),
-    additionalFields: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()]))),
+    additionalFields: Type.Optional(Dictionary(Type.Union([Type.String(), Type.Boolean()]))),
     cancellationPolicy: CancellationPolicy,
     changePolicies: Type.Array(ChangeTypePolicy),
     statusHistory: Type.Optional(Type.Array(StatusChange)),
@@ -446,7 +447,7 @@ export const Booking = Type.Object(
       ...Price,
       description: 'Cancelled bookings: the amount refunded (as `cancellation.refund`)',
     }),
-    notes: Type.Optional(Type.String({ description: 'Free text kept with the booking (retention STANDARD only)' })),
+    notes: Type.Optional(FreeText({ description: 'Free text kept with the booking (retention STANDARD only)' })),
     dataRetention: enumOf(['STANDARD', 'NONE'] as const),
     createdAt: Type.Optional(DateTime),
     updatedAt: Type.Optional(DateTime),
@@ -462,14 +463,14 @@ export const BookingChange = Type.Object(
     pickupLocationId: Type.Optional(Type.String({ maxLength: 200 })),
     dropoffLocationId: Type.Optional(Type.String({ maxLength: 200 })),
     vehicleCategory: Type.Optional(enumOf(CAR_CATEGORIES)),
-    notes: Type.Optional(Type.String({ maxLength: 2000 })),
+    notes: Type.Optional(FreeText({ maxLength: 2000 })),
   },
   { additionalProperties: false, minProperties: 1, title: 'BookingChange' },
 )
 export type BookingChange = Static<typeof BookingChange>
 
 export const CancelRequest = Type.Object(
-  { reason: Type.Optional(Type.String({ maxLength: 500 })) },
+  { reason: Type.Optional(FreeText({ maxLength: 500 })) },
   { additionalProperties: false },
 )
 

@@ -3,6 +3,9 @@ import type { Environment, KeyType } from './permissions.ts'
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
 export const KEY_ID_LENGTH = 16
+/** What ids of tenants and keys look like: anything else names none, and is answered without asking the store. */
+export const TENANT_ID = /^ten_[A-Za-z0-9]{16}$/
+export const KEY_ID = /^key_[A-Za-z0-9]{16}$/
 const SECRET_LENGTH = 32
 
 export function keyPrefix(type: KeyType, environment: Environment): string {

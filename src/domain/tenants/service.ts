@@ -9,7 +9,7 @@ import type {
 import { ApiError } from '../../http/errors.ts'
 import type { ApiKeyRow, TenantRow } from '../../store/schema.ts'
 import type { TenantsRepo } from '../../store/tenants-repo.ts'
-import { generateKey, randomString } from './keys.ts'
+import { generateKey, KEY_ID, randomString, TENANT_ID } from './keys.ts'
 import { allowedPermissions, defaultPermissions } from './permissions.ts'
 
 export interface TenantServiceDeps {
@@ -68,7 +68,9 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
     }
   }
   const requireTenant = async (id: string): Promise<TenantRow> => {
-    const row = await repo.findTenant(id)
+    // Like the other areas' ids (bookings, trips, subscriptions): a text that cannot be an id never reaches the
+    // store, which would refuse some (PostgreSQL refuses NUL) with an error rather than find nothing.
+    const row = TENANT_ID.test(id) ? await repo.findTenant(id) : undefined
     if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'tenant', id })
     return row
   }
@@ -139,7 +141,7 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
       return (await repo.listKeys(tenantId)).map(toApiKey)
     },
     async revokeKey(keyId: string): Promise<ApiKey> {
-      const found = await repo.findKeyWithTenant(keyId)
+      const found = KEY_ID.test(keyId) ? await repo.findKeyWithTenant(keyId) : undefined
       if (!found) throw new ApiError('NOT_FOUND', undefined, { resource: 'key', id: keyId })
       const row = found.key.revokedAt ? found.key : await repo.revokeKey(keyId, clock())
       await onChange()
