@@ -223,7 +223,8 @@ export async function createApp(deps: AppDeps) {
           apiKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'API key: svc_live_, svc_pk_live_, svc_test_ or svc_pk_test_',
+            description:
+              'API key: svc_live_, svc_pk_live_, svc_test_ or svc_pk_test_. Publishable keys (svc_pk_) need an allowed Origin and hold catalogue reads only: bookings, tickets, trips, prebooks and subscriptions answer them 403 FORBIDDEN (NOT_ALLOWED_FOR_PUBLISHABLE_KEY). After too many failed authentications from one address, requests from it answer 429 (TOO_MANY_FAILED_AUTHENTICATIONS) with Retry-After.',
           },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN)' },
         },
