@@ -66,15 +66,23 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
   })
 
   /**
-   * Runs a credential check for the request's client address: refused at once (429) while the address has failed
-   * too often; a 401 it ends in counts as one more failure.
+   * Runs a credential check for the request's client address: refused (429) while the address has failed too often,
+   * before any key is looked at; a 401 it ends in counts as one more failure. The check gets the throttle's answer as
+   * `gate` to await beside its own first read (the key cache's epoch), so both take one round trip to Redis.
    */
-  async function throttled<T>(request: FastifyRequest, check: () => Promise<T>): Promise<T> {
-    const wait = await failures.retryAfter(request.ip)
-    if (wait > 0) throw tooManyFailures(wait, failures.settings.limit, failures.settings.windowSeconds)
+  async function throttled<T>(request: FastifyRequest, check: (gate: Promise<void>) => Promise<T>): Promise<T> {
+    const gate = failures.retryAfter(request.ip).then((wait) => {
+      if (wait > 0) throw tooManyFailures(wait, failures.settings.limit, failures.settings.windowSeconds)
+    })
+    // Awaited on every path below; this only keeps a rejection seen before then from being reported as unhandled.
+    gate.catch(() => {})
     try {
-      return await check()
+      const result = await check(gate)
+      await gate
+      return result
     } catch (error) {
+      // A refused address answers 429 whatever the check found, and such an answer is not a failure of its own.
+      await gate
       if (isApiError(error) && error.code === 'UNAUTHORIZED') await failures.record(request.ip)
       throw error
     }
@@ -84,8 +92,8 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
    * The key's tenant, language, rate-limit headers and CORS headers (publishable keys from an allowed origin).
    * Throws for an unknown key and a publishable key from another origin.
    */
-  async function authenticate(request: FastifyRequest, reply: FastifyReply) {
-    const resolved = await keys.resolve(bearer(request))
+  async function authenticate(request: FastifyRequest, reply: FastifyReply, gate?: Promise<void>) {
+    const resolved = await keys.resolve(bearer(request), gate)
     if (!resolved.ok) throw new ApiError('UNAUTHORIZED', undefined, { reason: resolved.reason })
     const { key, tenant } = resolved
     request.language = negotiateLanguage(request.headers['accept-language'], tenant.defaultLanguage)
@@ -116,7 +124,8 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
       if (!adminToken) throw new ApiError('NOT_FOUND', undefined, { reason: 'ROUTE_NOT_FOUND' })
       if (!request.headers.authorization)
         throw new ApiError('AUTHENTICATION_REQUIRED', undefined, { reason: 'ADMIN_TOKEN_REQUIRED' })
-      await throttled(request, async () => {
+      await throttled(request, async (gate) => {
+        await gate
         if (!sameSecret(bearer(request), adminToken)) {
           throw new ApiError('UNAUTHORIZED', undefined, { reason: 'ADMIN_TOKEN_INVALID' })
         }
@@ -128,7 +137,7 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
       // request counts against the key, as on every authenticated response. Without a usable key: the plain 404
       // (a key that fails still counts as a failure of the address; a refused address is not checked at all).
       if (request.is404 && request.headers.authorization) {
-        const { key, rate } = await throttled(request, () => authenticate(request, reply)).catch(() => ({
+        const { key, rate } = await throttled(request, (gate) => authenticate(request, reply, gate)).catch(() => ({
           key: undefined,
           rate: undefined,
         }))
@@ -138,7 +147,7 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
     }
 
     if (!request.headers.authorization) throw new ApiError('AUTHENTICATION_REQUIRED')
-    const { key, tenant, rate } = await throttled(request, () => authenticate(request, reply))
+    const { key, tenant, rate } = await throttled(request, (gate) => authenticate(request, reply, gate))
     if (!rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
     if (!keyMay(key, permission)) {
       // Publishable keys are refused by their type, whatever the store holds for them (keys made before the rule).

@@ -40,10 +40,14 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
   }
 
   return {
-    async resolve(presented: string): Promise<Resolved> {
+    /**
+     * `gate` runs beside the epoch read (one round trip to Redis for both) and, when it fails, stops the look-up
+     * before any key is read or compared: the failed-authentication throttle uses it.
+     */
+    async resolve(presented: string, gate?: Promise<unknown>): Promise<Resolved> {
+      await Promise.all([sync(), gate])
       const parsed = parseKey(presented)
       if (!parsed) return { ok: false, reason: 'UNKNOWN_KEY' }
-      await sync()
       const known = verified.get(presented)
       if (known) return usable(known)
       let found = cache.get(parsed.id)
