@@ -35,6 +35,7 @@ import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
 import { installAuth } from './http/auth.ts'
+import { authFailures } from './http/auth-failures.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
@@ -114,6 +115,8 @@ export async function createApp(deps: AppDeps) {
     },
     clientErrorHandler: clientErrorHandler(() => newRequestId()),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    // request.ip (the failed-authentication throttle counts by it) is the socket's address unless TRUST_PROXY is set.
+    trustProxy: config.trustProxy as string, // also a boolean or hops: Fastify's overloads take no union
     // Errors the router raises before a route is found (a malformed URL) get the envelope like every other.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -197,7 +200,13 @@ export async function createApp(deps: AppDeps) {
   const repo = tenantsRepo(store.db)
   const keys = keyResolver({ repo, kv, clock })
   const tenants = tenantService({ repo, clock, providerIds: () => registry.ids(), onChange: () => keys.invalidate() })
-  installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken })
+  const failures = authFailures({
+    rateLimiter,
+    kv,
+    clock,
+    settings: { limit: config.authFailureLimit, windowSeconds: config.authFailureWindowSeconds },
+  })
+  installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
 
   await app.register(swagger, {
     transform: (route) => documentHeaders(documentTextRule(route)),
@@ -215,7 +224,8 @@ export async function createApp(deps: AppDeps) {
           apiKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'API key: svc_live_, svc_pk_live_, svc_test_ or svc_pk_test_',
+            description:
+              'API key: svc_live_, svc_pk_live_, svc_test_ or svc_pk_test_. Publishable keys (svc_pk_) need an allowed Origin and hold catalogue reads only: bookings, tickets, trips, prebooks and subscriptions answer them 403 FORBIDDEN (NOT_ALLOWED_FOR_PUBLISHABLE_KEY). After too many failed authentications from one address, requests from it answer 429 (TOO_MANY_FAILED_AUTHENTICATIONS) with Retry-After.',
           },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN)' },
         },

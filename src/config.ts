@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { parseTokenKeys } from './platform/tokens.ts'
 
@@ -18,6 +19,11 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Largest accepted request body in bytes. */
   bodyLimit: number
+  /** Failed authentications allowed per client address in the window (0: no throttle). */
+  authFailureLimit: number
+  authFailureWindowSeconds: number
+  /** Fastify's `trustProxy`: which proxies' X-Forwarded-For gives the client address. */
+  trustProxy: boolean | number | string
 }
 
 export class ConfigError extends Error {
@@ -80,6 +86,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     offerTokenTtlSeconds: int('OFFER_TOKEN_TTL_SECONDS', 1200, 1, 86_400),
     logLevel,
     bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
+    authFailureLimit: int('AUTH_FAILURE_LIMIT', 100, 0, 1_000_000),
+    authFailureWindowSeconds: int('AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+    trustProxy: trustProxy(text('TRUST_PROXY'), problems),
   }
   if (config.databaseUrl && !config.tokenKeys) {
     problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')
@@ -93,6 +102,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config
+}
+
+/**
+ * `TRUST_PROXY`: unset or `false` (the socket's address is the client's), `true` (the left-most X-Forwarded-For
+ * address; only when every request passes a proxy), a number of proxy hops, or a comma-separated list of proxy
+ * addresses and CIDR ranges (also `loopback`, `linklocal`, `uniquelocal`).
+ */
+function trustProxy(raw: string | undefined, problems: string[]): boolean | number | string {
+  if (raw === undefined || raw === 'false') return false
+  if (raw === 'true') return true
+  if (/^[0-9]+$/.test(raw)) return Number(raw)
+  const named = ['loopback', 'linklocal', 'uniquelocal']
+  const bad = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => {
+      if (named.includes(entry)) return false
+      const [address, bits, ...rest] = entry.split('/')
+      const family = isIP(address)
+      if (family === 0 || rest.length > 0) return true
+      return bits !== undefined && !(/^[0-9]+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+    })
+  if (bad.length > 0) problems.push(`TRUST_PROXY: not an address or CIDR range: ${bad.join(', ')}`)
+  return raw
 }
 
 /** Settings that work but that an operator should hear about. */

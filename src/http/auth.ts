@@ -1,16 +1,20 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { KeyResolver } from '../domain/tenants/key-resolver.ts'
+import { allowedPermissions, keyMay } from '../domain/tenants/permissions.ts'
 import { negotiateLanguage } from '../platform/i18n/index.ts'
 import type { RateLimiter, RateLimitResult } from '../platform/kv/types.ts'
+import type { AuthFailures } from './auth-failures.ts'
 import { addVary } from './envelope.ts'
-import { ApiError } from './errors.ts'
+import { ApiError, isApiError } from './errors.ts'
 
 export interface AuthDeps {
   keys: KeyResolver
   rateLimiter: RateLimiter
   clock: () => Date
   adminToken?: string
+  /** Failed authentications per client address (429 beyond the limit). */
+  failures: AuthFailures
 }
 
 const EXPOSED_HEADERS =
@@ -35,16 +39,23 @@ function sameSecret(a: string, b: string): boolean {
  * Authentication, rate limiting, Origin checks for publishable keys, permissions and language, in that order,
  * for every route that declares a permission; the admin token for operator routes.
  */
-export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, adminToken }: AuthDeps): void {
+export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, adminToken, failures }: AuthDeps): void {
   app.decorateRequest('auth', undefined)
   // Negotiated against the tenant's default once the tenant is known; errors before that use English as the default.
   app.decorateRequest('language', '')
 
-  // Preflights carry no key; the real request is checked against the tenant's origins.
+  /**
+   * Preflights carry no key, so they are answered for the origins some tenant allows (the real request is then checked
+   * against its own tenant's); any other origin gets no CORS headers and 403, which the browser reports as a CORS
+   * failure and a person trying it with curl can read.
+   */
   app.options('/*', { schema: { hide: true } }, async (request, reply: FastifyReply) => {
     const origin = request.headers.origin
     if (origin) {
       addVary(reply, 'Origin')
+      if (!(await keys.allowsOrigin(origin))) {
+        throw new ApiError('FORBIDDEN', undefined, { reason: 'ORIGIN_NOT_ALLOWED', origin })
+      }
       reply
         .header('access-control-allow-origin', origin)
         .header('access-control-allow-methods', 'GET, POST, PATCH, DELETE, OPTIONS')
@@ -55,11 +66,34 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
   })
 
   /**
+   * Runs a credential check for the request's client address: refused (429) while the address has failed too often,
+   * before any key is looked at; a 401 it ends in counts as one more failure. The check gets the throttle's answer as
+   * `gate` to await beside its own first read (the key cache's epoch), so both take one round trip to Redis.
+   */
+  async function throttled<T>(request: FastifyRequest, check: (gate: Promise<void>) => Promise<T>): Promise<T> {
+    const gate = failures.retryAfter(request.ip).then((wait) => {
+      if (wait > 0) throw tooManyFailures(wait, failures.settings.limit, failures.settings.windowSeconds)
+    })
+    // Awaited on every path below; this only keeps a rejection seen before then from being reported as unhandled.
+    gate.catch(() => {})
+    try {
+      const result = await check(gate)
+      await gate
+      return result
+    } catch (error) {
+      // A refused address answers 429 whatever the check found, and such an answer is not a failure of its own.
+      await gate
+      if (isApiError(error) && error.code === 'UNAUTHORIZED') await failures.record(request.ip)
+      throw error
+    }
+  }
+
+  /**
    * The key's tenant, language, rate-limit headers and CORS headers (publishable keys from an allowed origin).
    * Throws for an unknown key and a publishable key from another origin.
    */
-  async function authenticate(request: FastifyRequest, reply: FastifyReply) {
-    const resolved = await keys.resolve(bearer(request))
+  async function authenticate(request: FastifyRequest, reply: FastifyReply, gate?: Promise<void>) {
+    const resolved = await keys.resolve(bearer(request), gate)
     if (!resolved.ok) throw new ApiError('UNAUTHORIZED', undefined, { reason: resolved.reason })
     const { key, tenant } = resolved
     request.language = negotiateLanguage(request.headers['accept-language'], tenant.defaultLanguage)
@@ -90,25 +124,40 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
       if (!adminToken) throw new ApiError('NOT_FOUND', undefined, { reason: 'ROUTE_NOT_FOUND' })
       if (!request.headers.authorization)
         throw new ApiError('AUTHENTICATION_REQUIRED', undefined, { reason: 'ADMIN_TOKEN_REQUIRED' })
-      if (!sameSecret(bearer(request), adminToken)) {
-        throw new ApiError('UNAUTHORIZED', undefined, { reason: 'ADMIN_TOKEN_INVALID' })
-      }
+      await throttled(request, async (gate) => {
+        await gate
+        if (!sameSecret(bearer(request), adminToken)) {
+          throw new ApiError('UNAUTHORIZED', undefined, { reason: 'ADMIN_TOKEN_INVALID' })
+        }
+      })
       return
     }
     if (!permission) {
       // No endpoint here (404), but a key's holder still gets its language, rate-limit and CORS headers, and the
-      // request counts against the key, as on every authenticated response. Without a usable key: the plain 404.
+      // request counts against the key, as on every authenticated response. Without a usable key: the plain 404
+      // (a key that fails still counts as a failure of the address; a refused address is not checked at all).
       if (request.is404 && request.headers.authorization) {
-        const { key, rate } = await authenticate(request, reply).catch(() => ({ key: undefined, rate: undefined }))
+        const { key, rate } = await throttled(request, (gate) => authenticate(request, reply, gate)).catch(() => ({
+          key: undefined,
+          rate: undefined,
+        }))
         if (key && rate && !rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
       }
       return
     }
 
-    const { key, tenant, rate } = await authenticate(request, reply)
+    if (!request.headers.authorization) throw new ApiError('AUTHENTICATION_REQUIRED')
+    const { key, tenant, rate } = await throttled(request, (gate) => authenticate(request, reply, gate))
     if (!rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
-    if (!key.permissions.includes(permission)) {
-      throw new ApiError('FORBIDDEN', undefined, { reason: 'MISSING_PERMISSION', requiredPermission: permission })
+    if (!keyMay(key, permission)) {
+      // Publishable keys are refused by their type, whatever the store holds for them (keys made before the rule).
+      throw new ApiError(
+        'FORBIDDEN',
+        undefined,
+        !allowedPermissions(key.type).includes(permission)
+          ? { reason: 'NOT_ALLOWED_FOR_PUBLISHABLE_KEY', requiredPermission: permission }
+          : { reason: 'MISSING_PERMISSION', requiredPermission: permission },
+      )
     }
     request.auth = {
       tenant,
@@ -122,6 +171,14 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
     }
   })
 }
+
+const tooManyFailures = (retryAfter: number, limit: number, windowSeconds: number) =>
+  new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    undefined,
+    { reason: 'TOO_MANY_FAILED_AUTHENTICATIONS', limit, windowSeconds, retryAfterSeconds: retryAfter },
+    { headers: { 'retry-after': String(retryAfter) } },
+  )
 
 const rateLimited = (rate: RateLimitResult, windowSeconds: number) =>
   new ApiError(

@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from 'drizzle-orm'
+import { and, asc, count, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
 import { type ApiKeyRow, apiKeys, type TenantRow, tenants } from './schema.ts'
 
@@ -25,6 +25,14 @@ export function tenantsRepo(db: Db) {
         .limit(limit)
       const [{ value }] = await db.select({ value: count() }).from(tenants)
       return { rows, total: Number(value) }
+    },
+    /** Every origin some tenant allows (for CORS preflights, which carry no key). */
+    async allowedOrigins(): Promise<string[]> {
+      const rows = await db
+        .select({ origins: tenants.allowedOrigins })
+        .from(tenants)
+        .where(ne(tenants.allowedOrigins, sql`'[]'::jsonb`))
+      return rows.flatMap((r) => r.origins)
     },
     async countTenants(): Promise<number> {
       const [{ value }] = await db.select({ value: count() }).from(tenants)

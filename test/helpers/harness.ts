@@ -34,6 +34,8 @@ export interface RequestOptions {
   payload?: string | Buffer
   /** Which instance answers (distributed shape); default: round robin. */
   instance?: number
+  /** The client's socket address (inject's default is 127.0.0.1). */
+  remoteAddress?: string
 }
 
 export interface Harness {
@@ -162,7 +164,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       payload = JSON.stringify(o.body)
       headers['content-type'] ??= 'application/json'
     }
-    const res = await app.inject({ method: (o.method ?? 'GET') as 'GET', url: o.url, headers, payload })
+    const res = await app.inject({
+      method: (o.method ?? 'GET') as 'GET',
+      url: o.url,
+      headers,
+      payload,
+      ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}),
+    })
     let body: unknown
     try {
       body = res.body ? JSON.parse(res.body) : undefined

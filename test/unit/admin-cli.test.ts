@@ -119,6 +119,28 @@ describe('admin command line (npm run admin)', { timeout: 180_000 }, () => {
     keyId = key.id
   })
 
+  test('keys create refuses what the API refuses: a publishable key with booking permissions, an expiry past', async () => {
+    const publishable = await admin(
+      'keys',
+      'create',
+      tenantId,
+      '--type',
+      'publishable',
+      '--environment',
+      'live',
+      '--permissions',
+      'cars:offer:read,cars:booking:read',
+    )
+    assert.equal(publishable.code, 1, publishable.stdout)
+    assert.match(publishable.stderr, /^error: FORBIDDEN: /)
+    assert.match(publishable.stderr, /reason: NOT_ALLOWED_FOR_PUBLISHABLE_KEY/)
+    assert.match(publishable.stderr, /refusedPermissions: \["cars:booking:read"\]/)
+    const past = await admin('keys', 'create', tenantId, '--expires-at', '2020-01-01T00:00:00Z')
+    assert.equal(past.code, 1, past.stdout)
+    assert.match(past.stderr, /INVALID_REQUEST/)
+    assert.match(past.stderr, /expiresAt \(--expires-at\): must be in the future/)
+  })
+
   test('keys list (after taking over a stale lock)', async () => {
     // A lock left behind by a process that is gone does not block.
     const gone = spawnSync(process.execPath, ['-e', '']).pid

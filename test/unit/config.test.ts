@@ -49,4 +49,30 @@ describe('configuration', () => {
     assert.match(configWarnings(config).join('\n'), /ADMIN_TOKEN/)
     assert.deepEqual(configWarnings(loadConfig({ ADMIN_TOKEN: 'a'.repeat(32) })), [])
   })
+
+  it('throttles failed authentications by default (100 per 60 s), trusts no proxy, and checks both settings', () => {
+    const config = loadConfig({})
+    assert.equal(config.authFailureLimit, 100)
+    assert.equal(config.authFailureWindowSeconds, 60)
+    assert.equal(config.trustProxy, false)
+    const set = loadConfig({ AUTH_FAILURE_LIMIT: '0', AUTH_FAILURE_WINDOW_SECONDS: '600', TRUST_PROXY: '2' })
+    assert.deepEqual([set.authFailureLimit, set.authFailureWindowSeconds, set.trustProxy], [0, 600, 2])
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+    const list = '10.0.0.0/8, loopback,2001:db8::/32'
+    assert.equal(loadConfig({ TRUST_PROXY: list }).trustProxy, list)
+    try {
+      loadConfig({
+        AUTH_FAILURE_LIMIT: '-1',
+        AUTH_FAILURE_WINDOW_SECONDS: '0',
+        TRUST_PROXY: '10.0.0.0/33,proxy.example',
+      })
+      assert.fail('should throw')
+    } catch (error) {
+      assert.ok(error instanceof ConfigError)
+      const text = error.problems.join('\n')
+      assert.match(text, /AUTH_FAILURE_LIMIT/)
+      assert.match(text, /AUTH_FAILURE_WINDOW_SECONDS/)
+      assert.match(text, /TRUST_PROXY: not an address or CIDR range: 10\.0\.0\.0\/33, proxy\.example/)
+    }
+  })
 })

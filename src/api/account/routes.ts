@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../app.ts'
+import { effectivePermissions } from '../../domain/tenants/permissions.ts'
 import { authOf, ok } from '../../http/envelope.ts'
 import { responses } from '../../http/schemas.ts'
 import { AuthCheck } from './schemas.ts'
@@ -30,7 +31,8 @@ export function accountRoutes(app: TypedApp) {
           expiresAt: key.expiresAt?.toISOString() ?? null,
         },
         environment: key.environment,
-        permissions: key.permissions,
+        // What the key can use: a publishable key stored with more (before the catalogue rule) uses the catalogue reads.
+        permissions: effectivePermissions(key),
         dataRetention: tenant.dataRetention,
         defaultLanguage: tenant.defaultLanguage,
         language: request.language,

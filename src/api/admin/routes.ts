@@ -43,7 +43,8 @@ export function adminRoutes(app: TypedApp, { tenants }: { tenants: TenantService
   app.post(
     '/tenants/:tenantId/keys',
     admin('Create an API key', {
-      description: 'The full key is in `key.secret`, returned only here; the service keeps only its hash.',
+      description:
+        'The full key is in `key.secret`, returned only here; the service keeps only its hash. A publishable key may hold only the catalogue reads (403 FORBIDDEN, `NOT_ALLOWED_FOR_PUBLISHABLE_KEY`, for anything more); `expiresAt` must lie in the future.',
       params: TenantParams,
       body: ApiKeyCreate,
       response: responses(Type.Object({ key: CreatedApiKey }), 201),

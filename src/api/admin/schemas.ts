@@ -88,10 +88,22 @@ export const ApiKeyCreate = Type.Object(
   {
     type: Type.Optional(OneOf(['secret', 'publishable'], 'Default secret')),
     environment: Type.Optional(OneOf(['live', 'test'], 'Default live')),
-    permissions: Type.Optional(Type.Array(PermissionSchema, { uniqueItems: true })),
+    permissions: Type.Optional(
+      Type.Array(PermissionSchema, {
+        uniqueItems: true,
+        description:
+          'Default: every permission for a secret key; the catalogue reads for a publishable key (account:read, providers:read, cars:offer:read, public-transport:offer:read, micromobility:offer:read, multimodal:read), which is all a publishable key may hold: asking for more answers 403 FORBIDDEN with details.reason NOT_ALLOWED_FOR_PUBLISHABLE_KEY and details.refusedPermissions',
+      }),
+    ),
     rateLimit: Type.Optional(RateLimitSetting),
-    /** Absent or null: the key never expires. */
-    expiresAt: Type.Optional(Nullable(DateTime)),
+    expiresAt: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description: 'Must lie in the future (else 400 INVALID_REQUEST); absent or null: the key never expires',
+        }),
+      ),
+    ),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
   { additionalProperties: false },

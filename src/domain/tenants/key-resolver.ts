@@ -10,15 +10,27 @@ const EPOCH_KEY = 'auth:epoch'
 const MAX_CACHED = 10_000
 
 /**
- * Finds the key and tenant behind a presented API key. Records are cached in the instance and the whole cache is
- * dropped when the shared epoch moves; every admin change moves it, so a revocation or a tenant change made on one
- * instance is seen by every instance on its next request (one read of the epoch per request; in memory when embedded).
+ * Finds the key and tenant behind a presented API key, and tells whether any tenant allows an origin (CORS
+ * preflights carry no key). Records and the set of origins are cached in the instance and dropped when the shared
+ * epoch moves; every admin change moves it, so a revocation or a tenant change made on one instance is seen by every
+ * instance on its next request (one read of the epoch per request; in memory when embedded).
  */
 export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; clock: () => Date }) {
   let epoch: string | undefined
   const cache = new Map<string, { key: ApiKeyRow; tenant: TenantRow } | null>()
   // Keys whose hash already matched, by their full text: the hot path skips hashing (cleared with the cache).
   const verified = new Map<string, { key: ApiKeyRow; tenant: TenantRow }>()
+  // Loaded once per epoch; concurrent preflights share one query.
+  let origins: Promise<Set<string>> | undefined
+  const sync = async () => {
+    const current = await kv.get(EPOCH_KEY)
+    if (current !== epoch) {
+      cache.clear()
+      verified.clear()
+      origins = undefined
+      epoch = current
+    }
+  }
   const usable = (found: { key: ApiKeyRow; tenant: TenantRow }): Resolved => {
     if (found.key.revokedAt) return { ok: false, reason: 'KEY_REVOKED' }
     if (found.key.expiresAt && found.key.expiresAt.getTime() <= clock().getTime()) {
@@ -28,15 +40,14 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
   }
 
   return {
-    async resolve(presented: string): Promise<Resolved> {
+    /**
+     * `gate` runs beside the epoch read (one round trip to Redis for both) and, when it fails, stops the look-up
+     * before any key is read or compared: the failed-authentication throttle uses it.
+     */
+    async resolve(presented: string, gate?: Promise<unknown>): Promise<Resolved> {
+      await Promise.all([sync(), gate])
       const parsed = parseKey(presented)
       if (!parsed) return { ok: false, reason: 'UNKNOWN_KEY' }
-      const current = await kv.get(EPOCH_KEY)
-      if (current !== epoch) {
-        cache.clear()
-        verified.clear()
-        epoch = current
-      }
       const known = verified.get(presented)
       if (known) return usable(known)
       let found = cache.get(parsed.id)
@@ -52,7 +63,22 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
       verified.set(presented, found)
       return usable(found)
     },
-    /** Makes every instance forget cached keys and tenants. */
+    /** Whether some tenant allows `origin` (as browsers send it; compared in lower case). */
+    async allowsOrigin(origin: string): Promise<boolean> {
+      await sync()
+      if (!origins) {
+        origins = repo.allowedOrigins().then(
+          (list) => new Set(list),
+          (error: unknown) => {
+            origins = undefined
+            throw error
+          },
+        )
+      }
+      const loading = origins
+      return (await loading).has(origin.toLowerCase())
+    },
+    /** Makes every instance forget cached keys, tenants and origins. */
     async invalidate(): Promise<void> {
       await kv.increment(EPOCH_KEY, 365 * 24 * 3600 * 1000)
     },

@@ -89,6 +89,8 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
         allowedOrigins: normalizeOrigins(input.allowedOrigins ?? []),
         reservationWindowSeconds: input.reservationWindowSeconds ?? 600,
       })
+      // Its origins join the set that CORS preflights are answered for, on every instance.
+      if (row.allowedOrigins.length > 0) await onChange()
       return toTenant(row, providerIds)
     },
     getTenant: async (id: string): Promise<Tenant> => toTenant(await requireTenant(id), providerIds),
@@ -110,15 +112,23 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
       await requireTenant(tenantId)
       const { type = 'secret', environment = 'live' } = input
       const permissions = input.permissions ?? defaultPermissions(type)
-      const allowed = allowedPermissions(type)
-      const refused = permissions.filter((p) => !(allowed as readonly string[]).includes(p))
+      const allowed: readonly string[] = allowedPermissions(type)
+      const refused = permissions.filter((p) => !allowed.includes(p))
       if (refused.length > 0) {
-        throw new ApiError('INVALID_REQUEST', undefined, {
-          permissions: `a ${type} key cannot hold: ${refused.join(', ')}`,
+        // DECISIONS "Publishable keys": 403 FORBIDDEN when a publishable key is created asking for more.
+        throw new ApiError('FORBIDDEN', undefined, {
+          reason: 'NOT_ALLOWED_FOR_PUBLISHABLE_KEY',
+          refusedPermissions: refused,
+          allowedPermissions: allowed,
         })
       }
-      // A time already past makes a key that is born expired (401 UNAUTHORIZED, KEY_EXPIRED): useful for tests.
       const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null
+      // A key born expired is a mistake (a wrong year, a time zone); it would only ever answer 401.
+      if (expiresAt && expiresAt.getTime() <= clock().getTime()) {
+        throw new ApiError('INVALID_REQUEST', undefined, {
+          expiresAt: `must be in the future (now: ${clock().toISOString()})`,
+        })
+      }
       const generated = generateKey(type, environment)
       const row = await repo.insertKey({
         id: generated.id,
