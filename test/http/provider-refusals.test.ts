@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { bookFirst, DRIVER, near, period, searchCars } from '../helpers/cars.ts'
 import {
   createKey,
   createTenant,
@@ -133,6 +134,60 @@ describe('refusals never cut a provider off', { skip: skipReason }, () => {
     assert.equal(late.body.error.details.reason, 'VEHICLE_NOT_AVAILABLE')
   })
 
+  it('bookings racing for the last cars of a model: the losers 409 NO_AVAILABLE_CARD (VEHICLE_NOT_AVAILABLE), no 5xx', async () => {
+    const body = { dates: period(h, 24 * 50, 2), filters: { category: ['SPORTS'] }, limit: 100 }
+    const first = await searchCars(h, racer, body)
+    assert.equal(first.status, 200, first.text)
+    const target = first.body.data.offers.find((o: any) => o.provider.id === 'sandbox-rent')
+    assert.ok(target, 'a sports car')
+    const same = (o: any) =>
+      o.provider.id === 'sandbox-rent' &&
+      o.pickupLocation.id === target.pickupLocation.id &&
+      o.vehicle.model === target.vehicle.model
+    // Several customers prebook the same model (each search issues a fresh offer); then all book at once.
+    const tokens: string[] = []
+    for (let i = 0; i < 8; i++) {
+      const offer = (await searchCars(h, racer, body)).body.data.offers.find(same)
+      const prebook = await h.api('POST', '/cars/prebook', racer, { offerToken: offer.offerToken })
+      assert.equal(prebook.status, 200, prebook.text)
+      tokens.push(prebook.body.data.prebookedOfferToken)
+    }
+    const answers = await Promise.all(
+      tokens.map((prebookedOfferToken) =>
+        h.api('POST', '/cars/bookings', racer, {
+          prebookedOfferToken,
+          driver: DRIVER,
+          additionalFields: { flightNumber: 'LH1' },
+        }),
+      ),
+    )
+    assert.deepEqual(
+      answers.filter((r) => r.status >= 500).map((r) => r.text),
+      [],
+    )
+    const lost = answers.filter((r) => r.status !== 201)
+    assert.ok(answers.some((r) => r.status === 201))
+    assert.ok(lost.length > 0, 'fewer cars than customers')
+    for (const r of lost) {
+      assert.equal(r.status, 409, r.text)
+      assert.equal(r.body.error.code, 'NO_AVAILABLE_CARD')
+      assert.equal(r.body.error.details.reason, 'VEHICLE_NOT_AVAILABLE')
+    }
+    // Another tenant still gets this provider's offers, on every instance.
+    for (let instance = 0; instance < h.apps.length; instance++) {
+      const search = await h.request({
+        method: 'POST',
+        url: '/mobility-api/v2/cars',
+        key: b.secret,
+        body: { pickup: near(), dates: period(h), limit: 5 },
+        instance,
+      })
+      assert.equal(search.status, 200, search.text)
+      const rent = search.body.data.providers.find((p: any) => p.id === 'sandbox-rent')
+      assert.equal(rent.status, 'OK', search.text)
+    }
+  })
+
   it('a trip that already ended: 500 PROVIDER_ERROR as the spec says, with details.retryable false', async () => {
     const [v] = await scooters(a.secret)
     const started = await trips(a.secret, { action: 'START', vehicleToken: v.vehicleToken })
@@ -154,5 +209,21 @@ describe('refusals never cut a provider off', { skip: skipReason }, () => {
     const restart = await trips(a.secret, { action: 'START', tripId: id })
     assert.equal(restart.status, 500)
     assert.equal(restart.body.error.details.retryable, false)
+  })
+
+  it('a vehicle action on a cancelled car booking: 500 PROVIDER_ERROR with details.retryable false', async () => {
+    const { booking } = await bookFirst(h, a.secret, {
+      providerId: 'sandbox-share',
+      search: { dates: period(h, 96, 1) },
+    })
+    assert.equal(booking.status, 201, booking.text)
+    const id = booking.body.data.bookingId
+    const cancelled = await h.api('POST', `/cars/bookings/${id}/cancel`, a.secret)
+    assert.equal(cancelled.status, 200, cancelled.text)
+    const unlock = await h.api('POST', `/cars/bookings/${id}/vehicle-action`, a.secret, { action: 'UNLOCK' })
+    assert.equal(unlock.status, 500, unlock.text)
+    assert.equal(unlock.body.error.code, 'PROVIDER_ERROR')
+    assert.equal(unlock.body.error.details.reason, 'VEHICLE_REJECTED')
+    assert.equal(unlock.body.error.details.retryable, false)
   })
 })
