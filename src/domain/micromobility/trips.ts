@@ -3,6 +3,7 @@ import type { PricingPlan, Trip, TripAction, TripRequest } from '../../api/micro
 import type { Price } from '../../api/shared/schemas.ts'
 import { permanentProviderError } from '../../connectors/refusals.ts'
 import type { Registry } from '../../connectors/registry.ts'
+import { classifyFailure } from '../../connectors/resilience.ts'
 import { isMicromobilityConnector, type MicromobilityConnector, type Provider } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import { type Jobs, PermanentJobError } from '../../platform/jobs.ts'
@@ -330,6 +331,11 @@ export function micromobilityTrips(deps: TripsDeps) {
           `PROVIDER_ERROR: ${String(error.details?.reason ?? 'the vehicle rejected the command')}`,
           error.details?.retryable === false,
         ))
+      }
+      // Any other refusal (an unknown trip at the provider, say) is the same answer on every attempt: recorded, not
+      // retried. Faults (a timeout, an outage) are left to the job's retries.
+      if (error instanceof ApiError && classifyFailure(error) === 'refusal') {
+        return void (await finish('FAILED', undefined, `${error.code}: ${String(error.details?.reason ?? error.code)}`))
       }
       throw error
     }
