@@ -42,22 +42,66 @@ export interface ResilienceOptions {
   retries?: number
 }
 
-/** Failures that say something about the provider's health (and may be retried): not answers such as "sold out". */
-const UNHEALTHY: ErrorCode[] = ['PROVIDER_ERROR', 'TIMEOUT', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
 /** Backoff of retried reads: the first retry after this, then doubling (with jitter), at most MAX_BACKOFF_MS. */
 const FIRST_BACKOFF_MS = 50
 const MAX_BACKOFF_MS = 500
 
-const unhealthy = (error: unknown) => !(error instanceof ApiError) || UNHEALTHY.includes(error.code)
+/** Codes that, unless the provider said otherwise, mean it could not answer: down, overloaded, unreadable, too slow. */
+const FAULT_CODES: ReadonlySet<ErrorCode> = new Set([
+  'PROVIDER_ERROR',
+  'TIMEOUT',
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL_ERROR',
+])
+
+/**
+ * PROVIDER_ERROR reasons by which a provider, or one of its vehicles, answers one request: it works, and said no.
+ * Connectors mark the definitive ones `retryable: false` as well; the list also holds those a later try may change
+ * (a jammed lock rejects a command now and obeys later), which say nothing about the provider's health either.
+ */
+export const REFUSAL_REASONS: ReadonlySet<string> = new Set([
+  'VEHICLE_NOT_AVAILABLE',
+  'VEHICLE_REJECTED',
+  'COMMAND_NOT_SUPPORTED',
+  'RESERVATION_ENDED',
+  'RESERVATION_MISMATCH',
+  'RIDE_NOT_STARTED',
+  'RIDE_IN_PROGRESS',
+  'TRIP_ENDED',
+  'OPERATOR_REJECTED',
+  'CANCELLATION_REFUSED',
+])
+
+/**
+ * How a failed provider call is judged: a `fault` says the provider is unwell (it timed out, failed, could not be
+ * reached, or answered something unreadable); a `refusal` is the provider's answer about this one request (the
+ * vehicle is taken, not found, sold out, the booking or cancellation refused, the request invalid, more data needed)
+ * and says the provider works. Only faults count towards a provider's circuit breaker and are retried; a refusal
+ * would be the same answer again, and one customer's refusals must never cut a provider off for everyone.
+ *
+ * - anything that is not an ApiError (a network error, an answer the connector could not read, a bug): fault;
+ * - PROVIDER_ERROR, TIMEOUT, SERVICE_UNAVAILABLE, INTERNAL_ERROR: fault, unless `details.retryable` is false (the
+ *   connector's mark of a definitive answer: a trip that already ended, an operator's 4xx) or `details.reason` is
+ *   one of REFUSAL_REASONS (a vehicle that rejected the command);
+ * - every other code (the 4xx codes, BOOKING_FAILED, OPERATION_NOT_SUPPORTED, ...): refusal.
+ */
+export function classifyFailure(error: unknown): 'fault' | 'refusal' {
+  if (!(error instanceof ApiError)) return 'fault'
+  if (!FAULT_CODES.has(error.code)) return 'refusal'
+  const details = error.details
+  if (details?.retryable === false) return 'refusal'
+  return typeof details?.reason === 'string' && REFUSAL_REASONS.has(details.reason) ? 'refusal' : 'fault'
+}
+
+export const isProviderFault = (error: unknown) => classifyFailure(error) === 'fault'
 
 const outcomeOf = (error: unknown): string => {
   if (error instanceof ApiError) {
     if (error.code === 'TIMEOUT') return 'timeout'
     if (error.details?.reason === 'CIRCUIT_OPEN') return 'open'
     if (error.details?.reason === 'BULKHEAD_FULL') return 'rejected'
-    return unhealthy(error) ? 'error' : 'ok'
   }
-  return 'error'
+  return isProviderFault(error) ? 'error' : 'refused'
 }
 
 /**
@@ -72,7 +116,7 @@ export function createResilience(options: ResilienceOptions) {
     let p = perProvider.get(provider)
     if (!p) {
       p = {
-        breaker: circuitBreaker(handleWhen(unhealthy), {
+        breaker: circuitBreaker(handleWhen(isProviderFault), {
           halfOpenAfter: options.halfOpenAfterMs ?? 10_000,
           breaker: new ConsecutiveBreaker(options.breakerThreshold ?? 5),
         }),
@@ -87,7 +131,7 @@ export function createResilience(options: ResilienceOptions) {
   // runs outside the retry policy, so the common case (it answers) costs no retry bookkeeping.
   const retryReads =
     retries > 1
-      ? retry(handleWhen(unhealthy), {
+      ? retry(handleWhen(isProviderFault), {
           maxAttempts: retries - 1,
           backoff: new ExponentialBackoff({ initialDelay: 2 * FIRST_BACKOFF_MS, maxDelay: MAX_BACKOFF_MS }),
         })
@@ -102,7 +146,7 @@ export function createResilience(options: ResilienceOptions) {
     const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
     const attempt = () => breaker.execute(() => limiter.execute(() => fn(signal)))
     const again = (error: unknown): Promise<T> => {
-      if (retries < 1 || signal.aborted || !unhealthy(error)) throw error
+      if (retries < 1 || signal.aborted || !isProviderFault(error)) throw error
       return later(undefined, FIRST_BACKOFF_MS, signal).then(() =>
         retryReads ? retryReads.execute(attempt, signal) : attempt(),
       )

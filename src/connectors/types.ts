@@ -215,8 +215,10 @@ export interface BookInput {
 
 /**
  * The car contract. Failures are thrown as ApiError with the spec's codes: OFFER_EXPIRED (sold out / stale offer),
- * NO_AVAILABLE_CARD, MISSING_REQUIRED_FIELD (details.requiredFields), APP_ACCESS_NOT_AVAILABLE, BOOKING_FAILED,
- * NOT_FOUND (unknown reference), OPERATION_NOT_SUPPORTED, PROVIDER_ERROR (anything else the provider did wrong).
+ * NO_AVAILABLE_CARD (details.reason VEHICLE_NOT_AVAILABLE when other bookings took the cars), MISSING_REQUIRED_FIELD
+ * (details.requiredFields), APP_ACCESS_NOT_AVAILABLE, BOOKING_FAILED, NOT_FOUND (unknown reference),
+ * OPERATION_NOT_SUPPORTED, PROVIDER_ERROR (anything else the provider did wrong; `retryable: false` when it is the
+ * provider's definitive answer, see `classifyFailure`).
  */
 export interface CarConnector extends Connector {
   searchCars(query: CarSearchQuery, ctx: CallContext): Promise<CarSearchAnswer>
@@ -283,9 +285,14 @@ export interface MicromobilityConnector extends Connector {
   /** The whole fleet, served from memory between refreshes. */
   fleet(ctx: CallContext): Promise<FleetSnapshot>
   zones(ctx: CallContext): Promise<ProviderZone[]>
-  /** Trip-capable providers only (capability TRIPS). Failures are ApiErrors (PROVIDER_ERROR when the vehicle refuses). */
+  /**
+   * Trip-capable providers only (capability TRIPS). Failures are ApiErrors: refusals from `refusals.ts` (a vehicle
+   * another trip holds, or in the workshop or flat: OFFER_EXPIRED with reason VEHICLE_NOT_AVAILABLE; what the
+   * provider or vehicle definitively refuses: PROVIDER_ERROR with `retryable: false`), faults as PROVIDER_ERROR or
+   * TIMEOUT. Only faults count towards the provider's breaker.
+   */
   trips?: {
-    /** Holds the vehicle (locked) for a reservation; NOT_FOUND / PROVIDER_ERROR when it cannot be held. */
+    /** Holds the vehicle (locked) for a reservation; NOT_FOUND (unknown vehicle) / OFFER_EXPIRED when it cannot be held. */
     reserve(
       vehicleId: string,
       rider: { email?: string; name?: string },

@@ -36,7 +36,7 @@ export const ErrorBody = Type.Object(
     details: Type.Optional(
       Dictionary(Type.Unknown(), {
         description:
-          'Field path → message for validation errors; otherwise data that helps to act on the error (for example `reason`)',
+          'Field path → message for validation errors; otherwise data that helps to act on the error (for example `reason`; `retryable: false` on a 5xx whose condition no retry can change)',
       }),
     ),
   },

@@ -35,7 +35,7 @@ export function createMetrics() {
     },
     providerCalls: new Counter({
       name: 'provider_calls_total',
-      help: 'Calls to providers by provider, operation and outcome (ok, error, timeout, rejected)',
+      help: 'Calls to providers by provider, operation and outcome (ok, refused, error, timeout, open, rejected)',
       labelNames: ['provider', 'operation', 'outcome'] as const,
       registers: [registry],
     }),

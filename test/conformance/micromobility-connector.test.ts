@@ -100,6 +100,7 @@ interface Profile {
 
 const scenario = (name: string, target?: string): Scenario[] => [{ name, ...(target ? { target } : {}) }]
 
+/** The loser of a race for a vehicle (or one in the workshop, or flat): the offer is sold out, a 404, never a 5xx. */
 const notAvailable = { reason: 'VEHICLE_NOT_AVAILABLE' }
 const rejected = { reason: 'VEHICLE_REJECTED' }
 
@@ -522,7 +523,7 @@ const availableCount = (vehicles: ProviderMicroVehicle[]) => vehicles.filter((v)
 /** Every command on a trip that cannot take one fails: the vehicle rejects it, or the provider has no such command. */
 async function commandsFail(profile: Profile, s: Setup, reference: string, ctx = s.ctx()) {
   for (const action of TRIP_ACTIONS) {
-    const reason = profile.commands.includes(action) ? rejected : { reason: 'COMMAND_NOT_SUPPORTED' }
+    const reason = profile.commands.includes(action) ? rejected : { reason: 'COMMAND_NOT_SUPPORTED', retryable: false }
     await rejectsWith(s.connector.trips!.command(reference, action, ctx), 'PROVIDER_ERROR', reason)
   }
 }
@@ -552,14 +553,18 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
       assert.equal(availableCount(reserved.vehicles), availableCount(before.vehicles) - 1)
       if (profile.reserved === 'hidden') assert.equal(reserved.vehicles.length, before.vehicles.length - 1)
       assertReserved((await a.connector.fleet(a.ctx())).vehicles, vehicle.vehicleId)
-      await rejectsWith(tripsB.reserve(vehicle.vehicleId, RIDER, b.ctx()), 'PROVIDER_ERROR', notAvailable)
-      await rejectsWith(tripsB.start(vehicle.vehicleId, undefined, RIDER, b.ctx()), 'PROVIDER_ERROR', notAvailable)
+      await rejectsWith(tripsB.reserve(vehicle.vehicleId, RIDER, b.ctx()), 'OFFER_EXPIRED', notAvailable)
+      await rejectsWith(tripsB.start(vehicle.vehicleId, undefined, RIDER, b.ctx()), 'OFFER_EXPIRED', notAvailable)
       await rejectsWith(tripsB.start(other.vehicleId, reference, RIDER, b.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_MISMATCH',
+        retryable: false,
       })
       if (profile.commands.includes('HONK')) await trips.command(reference, 'HONK', a.ctx())
       await rejectsWith(trips.command(reference, 'UNLOCK', a.ctx()), 'PROVIDER_ERROR', rejected)
-      await rejectsWith(trips.end(reference, undefined, a.ctx()), 'PROVIDER_ERROR', { reason: 'RIDE_NOT_STARTED' })
+      await rejectsWith(trips.end(reference, undefined, a.ctx()), 'PROVIDER_ERROR', {
+        reason: 'RIDE_NOT_STARTED',
+        retryable: false,
+      })
 
       a.clock.advance(3 * MINUTE)
       const started = await tripsB.start(vehicle.vehicleId, reference, RIDER, b.ctx())
@@ -596,6 +601,7 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
       await trips.release(reference, a.ctx())
       await rejectsWith(trips.start(vehicle.vehicleId, reference, RIDER, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_ENDED',
+        retryable: false,
       })
 
       const next = await tripsB.reserve(vehicle.vehicleId, RIDER, b.ctx())
@@ -621,7 +627,7 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
         const won = results.filter((r) => r.status === 'fulfilled')
         assert.equal(won.length, 1, `${vehicle.vehicleId}: ${JSON.stringify(results)}`)
         const lost = results.find((r) => r.status === 'rejected')!
-        await rejectsWith(Promise.reject(lost.reason), 'PROVIDER_ERROR', notAvailable)
+        await rejectsWith(Promise.reject(lost.reason), 'OFFER_EXPIRED', notAvailable)
       }
       const { vehicles } = await b.connector.fleet(b.ctx())
       // Reserved or riding, none of them can be taken.
@@ -664,10 +670,12 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
       await a.connector.trips!.release(reference, a.ctx())
       await rejectsWith(a.connector.trips!.start(vehicle.vehicleId, reference, RIDER, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_ENDED',
+        retryable: false,
       })
       await commandsFail(profile, a, reference)
       await rejectsWith(a.connector.trips!.end(reference, undefined, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_ENDED',
+        retryable: false,
       })
 
       const ride = await b.connector.trips!.start(vehicle.vehicleId, undefined, RIDER, b.ctx())
@@ -675,6 +683,7 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
       assert.deepEqual(ride.location, { latitude: vehicle.latitude, longitude: vehicle.longitude })
       await rejectsWith(a.connector.trips!.release(ride.reference, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RIDE_IN_PROGRESS',
+        retryable: false,
       })
       a.clock.advance(5 * MINUTE)
       assert.deepEqual(await a.connector.trips!.end(ride.reference, undefined, a.ctx()), { location: ride.location })
@@ -700,8 +709,8 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
       const { vehicles } = await s.connector.fleet(s.ctx())
       const workshop = vehicles.find((v) => !v.isAvailable)
       assert.ok(workshop)
-      await rejectsWith(trips.reserve(workshop.vehicleId, RIDER, s.ctx()), 'PROVIDER_ERROR', notAvailable)
-      await rejectsWith(trips.start(workshop.vehicleId, undefined, RIDER, s.ctx()), 'PROVIDER_ERROR', notAvailable)
+      await rejectsWith(trips.reserve(workshop.vehicleId, RIDER, s.ctx()), 'OFFER_EXPIRED', notAvailable)
+      await rejectsWith(trips.start(workshop.vehicleId, undefined, RIDER, s.ctx()), 'OFFER_EXPIRED', notAvailable)
 
       // A long ride on a weak battery leaves it flat: listed, but not available any more.
       const weak = vehicles.find((v) => v.isAvailable && v.batteryPercent! < 20)
@@ -711,7 +720,7 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
       await trips.end(ride.reference, { latitude: weak.latitude + 0.045, longitude: weak.longitude }, s.ctx())
       const flat = (await s.connector.fleet(s.ctx())).vehicles.find((v) => v.vehicleId === weak.vehicleId)
       assert.ok(flat && flat.batteryPercent! < 5 && !flat.isAvailable, JSON.stringify(flat))
-      await rejectsWith(trips.reserve(weak.vehicleId, RIDER, s.ctx()), 'PROVIDER_ERROR', notAvailable)
+      await rejectsWith(trips.reserve(weak.vehicleId, RIDER, s.ctx()), 'OFFER_EXPIRED', notAvailable)
       await rejectsWith(trips.end(ride.reference, { latitude: 100, longitude: 0 }, s.ctx()), 'INVALID_LOCATION')
     })
 
@@ -742,6 +751,7 @@ export function tripSuite(profile: Profile, settings: { skip?: string } = {}) {
       const taken = await b.connector.trips!.reserve(vehicle.vehicleId, RIDER, b.ctx())
       await rejectsWith(a.connector.trips!.start(vehicle.vehicleId, reference, RIDER, a.ctx()), 'PROVIDER_ERROR', {
         reason: 'RESERVATION_ENDED',
+        retryable: false,
       })
       await commandsFail(profile, a, reference)
       await a.connector.trips!.start(vehicle.vehicleId, taken.reference, RIDER, a.ctx())

@@ -3,7 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
+import {
+  createKey,
+  createTenant,
+  type Harness,
+  skipReason,
+  startHarness,
+  type TenantFixture,
+} from '../helpers/harness.ts'
 import { startTompOperator, type TompOperator } from '../helpers/tomp-operator.ts'
 
 /**
@@ -144,6 +151,49 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
     assert.ok(back?.isAvailable, 'available again where the ride ended')
     assert.deepEqual(back.location.latitude, endLocation.latitude)
     assert.ok(back.batteryPercent < v.batteryPercent, 'the ride used some charge')
+  })
+
+  it('riders racing for one vehicle: one trip, the others 404 OFFER_EXPIRED; refusals never open the breaker', async () => {
+    const roomy = (await createKey(h, t.tenant.id, { rateLimit: { limit: 10_000, windowSeconds: 60 } })).secret
+    const { vehicles } = (await search()).body.data
+    const v = vehicles.find((x: any) => x.isAvailable && x.vehicle.type === 'SCOOTER' && x.batteryPercent >= 40)
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        h.api('POST', '/micromobility/trips', roomy, {
+          action: i % 2 ? 'START' : 'RESERVE',
+          vehicleToken: v.vehicleToken,
+          userEmail: 'rider@example.com',
+        }),
+      ),
+    )
+    const won = answers.filter((r) => r.status === 201)
+    assert.equal(won.length, 1, answers.map((r) => r.text).join('\n'))
+    for (const lost of answers.filter((r) => r.status !== 201)) {
+      assert.equal(lost.status, 404, lost.text)
+      assert.equal(lost.body.error.code, 'OFFER_EXPIRED')
+      assert.equal(lost.body.error.details.reason, 'VEHICLE_NOT_AVAILABLE')
+    }
+    // The operator refuses every horn (TOMP 1.6.1 has none): definitive answers, so no breaker counts them.
+    const tripId = won[0].body.data.tripId
+    for (let i = 0; i < 8; i++) {
+      const honk = await h.api('POST', `/micromobility/trips/${tripId}/vehicle-action`, roomy, { action: 'HONK' })
+      assert.equal(honk.status, 500, honk.text)
+      assert.equal(honk.body.error.details.reason, 'COMMAND_NOT_SUPPORTED')
+      assert.equal(honk.body.error.details.retryable, false)
+    }
+    for (let instance = 0; instance < h.apps.length; instance++) {
+      const after = await h.request({
+        method: 'POST',
+        url: '/mobility-api/v2/micromobility',
+        key: roomy,
+        body: { location: ALEX, radiusMeters: 1500, limit: 5 },
+        instance,
+      })
+      assert.equal(after.status, 200, after.text)
+      assert.equal(after.body.data.providers[0].status, 'OK', after.text)
+    }
+    const done = won[0].body.data.status === 'RESERVED' ? `/${tripId}/cancel` : `/${tripId}/end`
+    assert.equal((await h.api('POST', `/micromobility/trips${done}`, roomy, {})).status, 200)
   })
 
   it('a cancelled reservation is cancelled at the operator and the vehicle is free again', async () => {

@@ -402,6 +402,8 @@ describe('micromobility trips', { skip: skipReason }, () => {
     assert.equal(res.status, 500, res.text)
     assert.equal(res.body.error.code, 'PROVIDER_ERROR')
     assert.equal(res.body.error.details.reason, 'VEHICLE_REJECTED')
+    // The vehicle's answer is definitive: the same command again gets the same refusal.
+    assert.equal(res.body.error.details.retryable, false)
     // A provider that fails the command altogether answers the same way.
     const failing = await h.api(
       'POST',
@@ -412,6 +414,7 @@ describe('micromobility trips', { skip: skipReason }, () => {
     )
     assert.equal(failing.status, 500, failing.text)
     assert.equal(failing.body.error.code, 'PROVIDER_ERROR')
+    assert.equal(failing.body.error.details.retryable, undefined, 'a provider fault may pass: retry it (spec 7.3)')
     const read = await settled(id, t.test)
     assert.equal(read.body.data.status, 'ACTIVE')
     assert.equal(read.body.data.lastAction.status, 'FAILED')

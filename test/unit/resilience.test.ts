@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createResilience } from '../../src/connectors/resilience.ts'
-import { ApiError } from '../../src/http/errors.ts'
+import fc from 'fast-check'
+import { permanentProviderError, vehicleNotAvailable } from '../../src/connectors/refusals.ts'
+import { classifyFailure, createResilience, REFUSAL_REASONS } from '../../src/connectors/resilience.ts'
+import { ApiError, ERROR_CODES, type ErrorCode } from '../../src/http/errors.ts'
 import { createMetrics } from '../../src/platform/metrics.ts'
 
 const setup = (options = {}) => {
@@ -117,5 +119,129 @@ describe('resilience around provider calls', () => {
     )
     release()
     await Promise.all(running)
+  })
+
+  it("refusals never open a breaker: a race for one vehicle, definitive no's, rejected commands", async () => {
+    const { r, metrics } = setup({ breakerThreshold: 3, halfOpenAfterMs: 60_000 })
+    const opts = { provider: 'scoot', operation: 'start', deadline: Date.now() + 5000 }
+    const refusals = [
+      () => vehicleNotAvailable(),
+      () => new ApiError('PROVIDER_ERROR', undefined, { reason: 'VEHICLE_NOT_AVAILABLE' }),
+      () => permanentProviderError('RESERVATION_ENDED'),
+      () => new ApiError('PROVIDER_ERROR', undefined, { reason: 'VEHICLE_REJECTED' }),
+      () => new ApiError('NOT_FOUND'),
+      () => new ApiError('MISSING_REQUIRED_FIELD', undefined, { requiredFields: [], retryable: true }),
+      () => new ApiError('VEHICLE_MISMATCH'),
+      () => new ApiError('BOOKING_FAILED', undefined, { reason: 'CANCELLATION_REFUSED' }),
+    ]
+    for (let i = 0; i < 49; i++) {
+      const refusal = refusals[i % refusals.length]()
+      await assert.rejects(
+        r.call(opts, async () => Promise.reject(refusal)),
+        (error: ApiError) => error.code === refusal.code,
+      )
+    }
+    assert.equal(await r.call(opts, async () => 'ride'), 'ride', 'the breaker stayed closed')
+    assert.equal(await outcome(metrics, 'scoot', 'refused'), 49)
+    assert.equal(await outcome(metrics, 'scoot', 'open'), 0)
+    // Faults still open it.
+    for (let i = 0; i < 3; i++) {
+      await assert.rejects(r.call(opts, async () => Promise.reject(new ApiError('PROVIDER_ERROR', undefined, {}))))
+    }
+    await assert.rejects(
+      r.call(opts, async () => 1),
+      (error: ApiError) => error.details?.reason === 'CIRCUIT_OPEN',
+    )
+  })
+
+  it('failures a test scenario asked for (staged) are neither counted nor retried', async () => {
+    const { r } = setup({ breakerThreshold: 2, halfOpenAfterMs: 60_000 })
+    const opts = { provider: 'p', operation: 'read', deadline: Date.now() + 5000, idempotent: true, staged: true }
+    let calls = 0
+    for (let i = 0; i < 5; i++) {
+      await assert.rejects(
+        r.call(opts, async () => {
+          calls++
+          throw new ApiError('PROVIDER_ERROR', undefined, { reason: 'SCENARIO' })
+        }),
+      )
+    }
+    assert.equal(calls, 5, 'no retries')
+    assert.equal(await r.call({ ...opts, staged: false }, async () => 'ok'), 'ok', 'the breaker stayed closed')
+  })
+
+  it('reads are retried for faults only', async () => {
+    for (const [failure, expected] of [
+      [() => new ApiError('TIMEOUT'), 3],
+      [() => new ApiError('PROVIDER_ERROR', undefined, { reason: 'OPERATOR_ERROR' }), 3],
+      [() => new Error('socket hang up'), 3],
+      [() => new ApiError('PROVIDER_ERROR', undefined, { reason: 'OPERATOR_REJECTED', retryable: false }), 1],
+      [() => vehicleNotAvailable(), 1],
+      [() => new ApiError('NOT_FOUND'), 1],
+    ] as const) {
+      const { r } = setup()
+      let calls = 0
+      await assert.rejects(
+        r.call({ provider: 'p', operation: 'read', deadline: Date.now() + 5000, idempotent: true }, async () => {
+          calls++
+          throw failure()
+        }),
+      )
+      assert.equal(calls, expected, String(failure()))
+    }
+  })
+})
+
+describe('classifyFailure: only provider faults count', () => {
+  const FAULT_CODES: ErrorCode[] = ['PROVIDER_ERROR', 'TIMEOUT', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
+  const answerCodes = ERROR_CODES.filter((c) => !FAULT_CODES.includes(c))
+  const details = fc.dictionary(
+    fc.string({ maxLength: 12 }).filter((k) => k !== 'retryable' && k !== 'reason'),
+    fc.oneof(fc.string({ maxLength: 20 }), fc.boolean(), fc.integer()),
+    { maxKeys: 4 },
+  )
+  const reason = fc.oneof(fc.constantFrom(...REFUSAL_REASONS), fc.string({ maxLength: 20 }))
+
+  it('anything that is not the one error type is a fault (network errors, unreadable answers, bugs)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string().map((m) => new Error(m)),
+          fc.anything(),
+        ),
+        (thrown) => {
+          assert.equal(classifyFailure(thrown), 'fault')
+        },
+      ),
+    )
+  })
+
+  it('every code that describes the request (4xx, BOOKING_FAILED, OPERATION_NOT_SUPPORTED) is a refusal', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...answerCodes), details, (code, d) => {
+        assert.equal(classifyFailure(new ApiError(code, undefined, d)), 'refusal')
+      }),
+    )
+  })
+
+  it('provider errors, timeouts and outages are faults unless definitive or a known refusal reason', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...FAULT_CODES), details, reason, fc.boolean(), (code, d, why, definitive) => {
+        const error = new ApiError(code, undefined, { ...d, reason: why, ...(definitive ? { retryable: false } : {}) })
+        const expected = definitive || REFUSAL_REASONS.has(why) ? 'refusal' : 'fault'
+        assert.equal(classifyFailure(error), expected, JSON.stringify(error.details))
+      }),
+    )
+    for (const reason of ['OPERATOR_ERROR', 'OPERATOR_UNREACHABLE', 'OPERATOR_BAD_RESPONSE', 'SIMULATED_FAILURE']) {
+      assert.equal(classifyFailure(new ApiError('PROVIDER_ERROR', undefined, { reason })), 'fault', reason)
+    }
+    assert.equal(classifyFailure(new ApiError('PROVIDER_ERROR', undefined, { retryable: true })), 'fault')
+  })
+
+  it('the shared refusals are refusals', () => {
+    assert.equal(classifyFailure(vehicleNotAvailable()), 'refusal')
+    assert.equal(vehicleNotAvailable().code, 'OFFER_EXPIRED')
+    assert.equal(classifyFailure(permanentProviderError('TRIP_ENDED')), 'refusal')
+    assert.equal(permanentProviderError('TRIP_ENDED').details?.retryable, false)
   })
 })

@@ -129,7 +129,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       schema: {
         ...doc(
           'Book',
-          'Consumes the prebooked token exactly once (409 OFFER_TOKEN_ALREADY_USED afterwards; a failed attempt leaves it usable). MISSING_REQUIRED_FIELD lists `details.requiredFields`: repeat with them in `additionalFields`; the token stays usable while they are collected, another full validity from each such answer (`details.usableUntil`). Under data retention NONE the `bookingId` is a `zr1_` reference that only the client keeps.',
+          'Consumes the prebooked token exactly once (409 OFFER_TOKEN_ALREADY_USED afterwards; a failed attempt leaves it usable). MISSING_REQUIRED_FIELD lists `details.requiredFields`: repeat with them in `additionalFields`; the token stays usable while they are collected, another full validity from each such answer (`details.usableUntil`). When other bookings took every car of the offer meanwhile: 409 NO_AVAILABLE_CARD with details.reason VEHICLE_NOT_AVAILABLE (search again). Under data retention NONE the `bookingId` is a `zr1_` reference that only the client keeps.',
         ),
         body: BookingCreate,
         response: responses(Booking, 201),
@@ -201,7 +201,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       schema: {
         ...doc(
           'Vehicle action (car sharing)',
-          'UNLOCK, LOCK, HONK, FLASH_LIGHTS or LOCATE on the booked car, for providers with app access during the rental.',
+          'UNLOCK, LOCK, HONK, FLASH_LIGHTS or LOCATE on the booked car, for providers with app access during the rental. A car that rejects the command answers 500 PROVIDER_ERROR (spec 7.1) with details.reason VEHICLE_REJECTED, and details.retryable false when no retry can change it (a cancelled booking, a rental that ended).',
         ),
         params: BookingParams,
         body: VehicleActionRequest,

@@ -33,7 +33,7 @@ const doc = (summary: string, description?: string) => ({
   security: [{ apiKey: [] }],
 })
 const TRIP_STATES =
-  'Trip states (spec 3.1): RESERVE → RESERVED; START (tripId, or vehicleToken without reservation) → ACTIVE; LOCK → PAUSED, UNLOCK → ACTIVE (paused minutes are billed like active ones); end → COMPLETED with priceBreakdown; cancel only from RESERVED → CANCELLED; a reservation that runs out → CANCELLED with cancellationReason RESERVATION_EXPIRED. A request that does not fit the state answers 400 INVALID_REQUEST with details.reason INVALID_TRIP_STATE; any operation on a trip that already ended answers 500 PROVIDER_ERROR (spec 7.1).'
+  'Trip states (spec 3.1): RESERVE → RESERVED; START (tripId, or vehicleToken without reservation) → ACTIVE; LOCK → PAUSED, UNLOCK → ACTIVE (paused minutes are billed like active ones); end → COMPLETED with priceBreakdown; cancel only from RESERVED → CANCELLED; a reservation that runs out → CANCELLED with cancellationReason RESERVATION_EXPIRED. A request that does not fit the state answers 400 INVALID_REQUEST with details.reason INVALID_TRIP_STATE; any operation on a trip that already ended answers 500 PROVIDER_ERROR (spec 7.1) with details.reason TRIP_ENDED and details.retryable false (retrying cannot change it).'
 
 export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: MicromobilityRouteDeps) {
   const trip = { permission: 'micromobility:trip:write' as const }
@@ -98,7 +98,7 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
       schema: {
         ...doc(
           'Reserve or start a trip',
-          `${TRIP_STATES} An expired, invalid or unknown vehicleToken answers 404 NOT_FOUND (spec 7.1; details.reason VEHICLE_TOKEN_EXPIRED when it ran out). scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH).`,
+          `${TRIP_STATES} An expired, invalid or unknown vehicleToken answers 404 NOT_FOUND (spec 7.1; details.reason VEHICLE_TOKEN_EXPIRED when it ran out). A vehicle another trip holds (the losers of a race for one vehicle), or one no longer available, answers 404 OFFER_EXPIRED with details.reason VEHICLE_NOT_AVAILABLE (spec 7.1: offer sold out; do not retry, choose another vehicle). scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH).`,
         ),
         body: TripRequest,
         response: responses(Trip, 201),
@@ -133,7 +133,7 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
       schema: {
         ...doc(
           'Lock, unlock or honk',
-          `Carried out by the vehicle; the result shows in the trip's lastAction. The request waits up to 2 s for the vehicle: 202 when it carried the command out or is still at it, 500 PROVIDER_ERROR (details.reason, e.g. VEHICLE_REJECTED) when it rejected it (spec 7.1). ${TRIP_STATES}`,
+          `Carried out by the vehicle; the result shows in the trip's lastAction. The request waits up to 2 s for the vehicle: 202 when it carried the command out or is still at it, 500 PROVIDER_ERROR (details.reason, e.g. VEHICLE_REJECTED) when it rejected it (spec 7.1), with details.retryable false when the refusal is definitive. ${TRIP_STATES}`,
         ),
         params: TripParams,
         body: TripActionRequest,

@@ -1,5 +1,6 @@
 import { ApiError } from '../../http/errors.ts'
 import { readBoundedBody } from '../bounded-body.ts'
+import { permanentProviderError, vehicleNotAvailable } from '../refusals.ts'
 
 /**
  * The wire calls of a TOMP-API 1.x operator: every request carries the headers the specification makes mandatory
@@ -145,7 +146,8 @@ export type TompClient = ReturnType<typeof tompClient>
  * A TOMP or HTTP failure as the service's one error type, the way the sandbox and GBFS connectors report theirs:
  * the caller giving up and the operator's silence are TIMEOUT; an unknown booking or leg is NOT_FOUND; anything else
  * the operator did wrong or refused is PROVIDER_ERROR with a `reason` (`refusal` names what a 4xx refusal means where
- * the caller knows, such as VEHICLE_NOT_AVAILABLE while booking). `operatorStatus` and the operator's own
+ * the caller knows); a 4xx refusal is definitive (`retryable: false`), and VEHICLE_NOT_AVAILABLE while booking is the
+ * vehicle taken: 404 OFFER_EXPIRED, as every trip connector answers it. `operatorStatus` and the operator's own
  * `errorcode` are kept for support; the operator's texts only go to the message, which stays in the log.
  */
 export function operatorError(error: unknown, refusal?: string): ApiError {
@@ -172,7 +174,9 @@ export function operatorError(error: unknown, refusal?: string): ApiError {
   if (status === 401)
     return new ApiError('PROVIDER_ERROR', error.message, { reason: 'OPERATOR_UNAUTHORIZED', ...operator })
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
-    return new ApiError('PROVIDER_ERROR', error.message, { reason: refusal ?? 'OPERATOR_REJECTED', ...operator })
+    // The operator works and refused this request: an answer, not a fault, and the same answer again on a retry.
+    if (refusal === 'VEHICLE_NOT_AVAILABLE') return vehicleNotAvailable(error.message, operator)
+    return permanentProviderError(refusal ?? 'OPERATOR_REJECTED', error.message, operator)
   }
   return new ApiError('PROVIDER_ERROR', error.message, { reason: 'OPERATOR_ERROR', ...operator })
 }

@@ -1,6 +1,7 @@
 import type { TripAction } from '../../api/micromobility/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
 import { checkEndLocation } from '../end-location.ts'
+import { permanentProviderError, vehicleNotAvailable } from '../refusals.ts'
 import type { CallContext, FleetSnapshot, MicromobilityConnector, ProviderMicroVehicle } from '../types.ts'
 import { isNotFound, isRefusal, operatorError, type TompClient } from './client.ts'
 import { firstLeg, isObject, type Json, legPosition, positionOf, str } from './map.ts'
@@ -37,8 +38,11 @@ interface Reference {
 const ENDED_BOOKINGS = new Set(['CANCELLED', 'EXPIRED', 'RELEASED', 'REJECTED', 'FINISHED'])
 const RIDING = new Set(['IN_USE', 'PAUSED', 'FINISHING'])
 
-const refused = (reason: string, message?: string) => new ApiError('PROVIDER_ERROR', message, { reason })
-const notAvailable = () => refused('VEHICLE_NOT_AVAILABLE', 'The operator offers no booking for this vehicle')
+/** The operator's definitive no (a reservation that ended, a ride not started, ...): no retry changes it. */
+const refused = (reason: string, message?: string) => permanentProviderError(reason, message)
+/** An answer the connector cannot use: the operator's fault, so it counts towards the breaker. */
+const badResponse = (message: string) => new ApiError('PROVIDER_ERROR', message, { reason: 'OPERATOR_BAD_RESPONSE' })
+const notAvailable = () => vehicleNotAvailable('The operator offers no booking for this vehicle')
 const rejected = () => refused('VEHICLE_REJECTED', 'The operator refused the command')
 const unknownTrip = () => new ApiError('NOT_FOUND', 'No such booking at this operator')
 
@@ -133,7 +137,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
       offers.find((o) => assetsOf(o).includes(vehicle.vehicleId)) ?? offers.find((o) => assetsOf(o).length === 0)
     if (!offer) throw notAvailable()
     const offerId = str(offer.id)
-    if (!offerId) throw refused('OPERATOR_BAD_RESPONSE', 'The operator made an offer without an id to book')
+    if (!offerId) throw badResponse('The operator made an offer without an id to book')
     const customer = customerFor(offer, rider)
     const booking = await client
       .post('bookings', { id: offerId, ...(customer ? { customer } : {}) }, call(ctx))
@@ -183,7 +187,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
       legPosition(isObject(leg) ? leg : undefined) ??
       legPosition((await stateOf(ref, ctx)).leg) ??
       (known ? { latitude: known.latitude, longitude: known.longitude } : undefined)
-    if (!location) throw refused('OPERATOR_BAD_RESPONSE', 'The operator did not say where the vehicle is')
+    if (!location) throw badResponse('The operator did not say where the vehicle is')
     return location
   }
 
@@ -226,9 +230,12 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
       try {
         await legEvent(ref, action === 'LOCK' ? 'PAUSE' : 'SET_IN_USE', ctx)
       } catch (error) {
-        // 503 is how TOMP says the lock itself failed (a jammed lock): the vehicle did not obey either.
-        const vehicleSaidNo = isRefusal(error) || isNotFound(error) || (error as { status?: number }).status === 503
-        throw vehicleSaidNo ? rejected() : operatorError(error)
+        if (isRefusal(error) || isNotFound(error)) throw rejected()
+        // 503 is how TOMP says the lock itself failed (a jammed lock): the vehicle did not obey either, which says
+        // nothing about the operator (a refusal by its reason), but a later try may work, so it is not definitive.
+        if ((error as { status?: number }).status === 503)
+          throw new ApiError('PROVIDER_ERROR', 'The vehicle did not obey', { reason: 'VEHICLE_REJECTED' })
+        throw operatorError(error)
       }
     },
 
@@ -253,7 +260,7 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
       await deps.fleet.changed()
       const ended = isObject(leg) ? leg : (await stateOf(ref, ctx)).leg
       const location = positionOf(ended?.to) ?? target ?? legPosition(ended)
-      if (!location) throw refused('OPERATOR_BAD_RESPONSE', 'The operator did not say where the ride ended')
+      if (!location) throw badResponse('The operator did not say where the ride ended')
       return { location }
     },
 

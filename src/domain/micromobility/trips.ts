@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { PricingPlan, Trip, TripAction, TripRequest } from '../../api/micromobility/schemas.ts'
 import type { Price } from '../../api/shared/schemas.ts'
+import { permanentProviderError } from '../../connectors/refusals.ts'
 import type { Registry } from '../../connectors/registry.ts'
+import { classifyFailure } from '../../connectors/resilience.ts'
 import { isMicromobilityConnector, type MicromobilityConnector, type Provider } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import { type Jobs, PermanentJobError } from '../../platform/jobs.ts'
@@ -34,7 +36,8 @@ interface TripDetails {
   endLocation?: { latitude: number; longitude: number }
   cancelledAt?: string
   cancellationReason?: Trip['cancellationReason']
-  lastAction?: Trip['lastAction']
+  /** `retryable: false` (kept, not shown) when the vehicle's refusal was definitive, for the waiting request's answer. */
+  lastAction?: Trip['lastAction'] & { retryable?: false }
   priceBreakdown?: Trip['priceBreakdown']
 }
 
@@ -52,8 +55,11 @@ export interface TripsDeps {
 type MicroProvider = Provider & { connector: MicromobilityConnector }
 const invalidState = (row: TripRow, expected: string) =>
   new ApiError('INVALID_REQUEST', undefined, { reason: 'INVALID_TRIP_STATE', status: row.status, expected })
-const ended = (row: TripRow) =>
-  new ApiError('PROVIDER_ERROR', undefined, { reason: 'TRIP_ENDED', tripId: row.id, status: row.status })
+// Spec 7.1 answers 500 PROVIDER_ERROR for a trip that already ended; no retry can change that, and the answer says so.
+const ended = (row: TripRow) => permanentProviderError('TRIP_ENDED', undefined, { tripId: row.id, status: row.status })
+
+/** The last vehicle action as the API shows it (without the service's own `retryable` mark). */
+const shownAction = ({ retryable: _r, ...shown }: NonNullable<TripDetails['lastAction']>) => shown
 
 const minutesOf = (row: TripRow, now: Date) => {
   if (!row.startedAt) return { activeMinutes: 0, pausedMinutes: 0 }
@@ -117,7 +123,7 @@ export function micromobilityTrips(deps: TripsDeps) {
       ...(showLocation ? { userLocation: row.userLocation! } : {}),
       duration: minutesOf(row, now),
       ...(d.pricingPlan ? { pricingPlan: d.pricingPlan } : {}),
-      ...(d.lastAction ? { lastAction: d.lastAction } : {}),
+      ...(d.lastAction ? { lastAction: shownAction(d.lastAction) } : {}),
       ...(withPrice && d.priceBreakdown ? { priceBreakdown: d.priceBreakdown } : {}),
     }
   }
@@ -281,6 +287,7 @@ export function micromobilityTrips(deps: TripsDeps) {
       status: 'EXECUTED' | 'FAILED',
       changes: (current: TripRow) => Parameters<TripsRepo['update']>[1] = () => ({}),
       error?: string,
+      definitive = false,
     ) => {
       for (let attempt = 0; attempt < 5; attempt++) {
         const current = await repo.findById(tripId)
@@ -292,6 +299,7 @@ export function micromobilityTrips(deps: TripsDeps) {
           acceptedAt,
           executedAt: clock().toISOString(),
           ...(error ? { error } : {}),
+          ...(definitive ? { retryable: false as const } : {}),
         }
         const stillCurrent = d.lastAction?.acceptedAt === acceptedAt && d.lastAction?.action === action
         const updated = await repo.update(
@@ -321,7 +329,13 @@ export function micromobilityTrips(deps: TripsDeps) {
           'FAILED',
           undefined,
           `PROVIDER_ERROR: ${String(error.details?.reason ?? 'the vehicle rejected the command')}`,
+          error.details?.retryable === false,
         ))
+      }
+      // Any other refusal (an unknown trip at the provider, say) is the same answer on every attempt: recorded, not
+      // retried. Faults (a timeout, an outage) are left to the job's retries.
+      if (error instanceof ApiError && classifyFailure(error) === 'refusal') {
+        return void (await finish('FAILED', undefined, `${error.code}: ${String(error.details?.reason ?? error.code)}`))
       }
       throw error
     }
@@ -444,6 +458,7 @@ export function micromobilityTrips(deps: TripsDeps) {
             tripId,
             action,
             reason: last.error.slice('PROVIDER_ERROR: '.length) || 'VEHICLE_REJECTED',
+            ...(last.retryable === false ? { retryable: false } : {}),
           })
         }
         break

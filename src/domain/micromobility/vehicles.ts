@@ -1,4 +1,5 @@
 import type { MicroSearchRequest, MicroVehicle } from '../../api/micromobility/schemas.ts'
+import { vehicleNotAvailable } from '../../connectors/refusals.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import {
   isMicromobilityConnector,
@@ -151,7 +152,9 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       if (!p) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', vehicleId })
       const snapshot = await fleet(caller, p)
       const vehicle = snapshot.vehicles.find((v) => v.vehicleId === vehicleId)
-      if (!vehicle) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', vehicleId })
+      // The token shows the provider offered the vehicle; gone from its fleet now, another trip has it (providers
+      // list no vehicle in use) or the provider withdrew it: the offer is sold out, as the loser of a race for it is told.
+      if (!vehicle) throw vehicleNotAvailable(undefined, { vehicleId })
       return { provider: p, vehicle }
     },
 

@@ -146,7 +146,12 @@ export function requireProvider<C extends Connector>(
 ): Provider & { connector: C } {
   const provider = providersFor(registry, caller.tenant, caller.environment).find((p) => p.entry.id === id)
   if (!provider || !accepts(provider.connector)) {
-    throw new ApiError('PROVIDER_ERROR', undefined, { providerId: id, reason: 'PROVIDER_NOT_AVAILABLE' })
+    // Not configured, or no longer enabled for the tenant: only the operator can change that, never a retry.
+    throw new ApiError('PROVIDER_ERROR', undefined, {
+      providerId: id,
+      reason: 'PROVIDER_NOT_AVAILABLE',
+      retryable: false,
+    })
   }
   return provider as Provider & { connector: C }
 }

@@ -82,7 +82,11 @@ export function publicTransportSubscriptions(deps: {
     if (!row) throw new ApiError('SUBSCRIPTION_NOT_FOUND', undefined, { subscriptionId: id })
     const p = sellers(caller).find((x) => x.entry.id === row.providerId)
     if (!p)
-      throw new ApiError('PROVIDER_ERROR', undefined, { providerId: row.providerId, reason: 'PROVIDER_NOT_AVAILABLE' })
+      throw new ApiError('PROVIDER_ERROR', undefined, {
+        providerId: row.providerId,
+        reason: 'PROVIDER_NOT_AVAILABLE',
+        retryable: false,
+      })
     return { row, p }
   }
 

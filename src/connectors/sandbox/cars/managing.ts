@@ -1,6 +1,7 @@
 import type { BookingChange, ChangeType, VehicleAction } from '../../../api/cars/schemas.ts'
 import type { Coordinates } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
+import { permanentProviderError } from '../../refusals.ts'
 import type { CallContext, CarConnector } from '../../types.ts'
 import { hash32, hasScenario } from '../common.ts'
 import { lateFeeOf, quoteFor, resolve } from './offers.ts'
@@ -79,7 +80,9 @@ export function managing(rt: CarRuntime) {
         }
         if (start.getTime() !== r.start.getTime() || end.getTime() !== r.end.getTime()) {
           if (!(await store.hold(ctx.environment, r.pickup.id, r.model.id, r.units, reference, start, end, ctx.now))) {
-            throw new ApiError('NO_AVAILABLE_CARD', 'No car of this model is free for the new rental times')
+            throw new ApiError('NO_AVAILABLE_CARD', 'No car of this model is free for the new rental times', {
+              reason: 'VEHICLE_NOT_AVAILABLE',
+            })
           }
           const fee = changeFeeAt({ kind: profile.kind, start: r.start }, ctx.now)
           if (fee > 0) record.changeFees.push(fee)
@@ -139,8 +142,8 @@ export function managing(rt: CarRuntime) {
       const record = await load(ctx, reference)
       const r = resolve(profile, record.offer)
       const rejected = (reason: string, extra: Record<string, unknown> = {}) =>
-        new ApiError('PROVIDER_ERROR', 'The vehicle rejected the command', {
-          reason: 'VEHICLE_REJECTED',
+        // Definitive: the booking is not (or no longer) one the car answers for, and a retry changes nothing.
+        permanentProviderError('VEHICLE_REJECTED', 'The vehicle rejected the command', {
           cause: reason,
           action,
           ...extra,

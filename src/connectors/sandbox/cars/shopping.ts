@@ -264,7 +264,11 @@ export function shopping(rt: CarRuntime) {
       if (hasScenario(ctx, entry.id, 'booking-fails')) {
         throw new ApiError('BOOKING_FAILED', 'The provider rejected the booking (scenario)', { reason: 'SCENARIO' })
       }
-      const noCar = () => new ApiError('NO_AVAILABLE_CARD', 'Every car of this model is booked for these dates')
+      // Taken by other bookings meanwhile (the loser of a race for the last car): a 409 that says so, never a 5xx.
+      const noCar = () =>
+        new ApiError('NO_AVAILABLE_CARD', 'Every car of this model is booked for these dates', {
+          reason: 'VEHICLE_NOT_AVAILABLE',
+        })
       if (soldOut(ctx)) throw noCar()
       const quote = quoteFor(profile, pre.o, r, { ratePercent: pre.r, upsells: pre.u })
       const reference = await store.nextReference(ctx.environment)

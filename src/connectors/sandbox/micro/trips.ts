@@ -2,6 +2,7 @@ import type { TripAction } from '../../../api/micromobility/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
 import { checkEndLocation } from '../../end-location.ts'
+import { permanentProviderError, vehicleNotAvailable } from '../../refusals.ts'
 import type { CallContext, MicromobilityConnector } from '../../types.ts'
 import { hasScenario } from '../common.ts'
 import type { BaseVehicle } from './fleet.ts'
@@ -17,9 +18,11 @@ export const RIDE_HOLD_MS = 24 * 60 * MINUTE
 
 type LatLon = { latitude: number; longitude: number }
 
-const notAvailable = () => new ApiError('PROVIDER_ERROR', undefined, { reason: 'VEHICLE_NOT_AVAILABLE' })
-const rejected = () => new ApiError('PROVIDER_ERROR', undefined, { reason: 'VEHICLE_REJECTED' })
-const refused = (reason: string) => new ApiError('PROVIDER_ERROR', undefined, { reason })
+// Refusals, never faults: a rider who loses the race for a scooter gets 404 OFFER_EXPIRED, and the provider's other
+// no's are definitive (retrying cannot change them), so no circuit breaker counts any of them.
+const notAvailable = () => vehicleNotAvailable()
+const rejected = () => permanentProviderError('VEHICLE_REJECTED', 'The vehicle rejected the command')
+const refused = (reason: string) => permanentProviderError(reason)
 
 /** What a ride takes from the battery: a little for unlocking, more with distance and time. */
 export function drained(battery: number | undefined, from: LatLon, to: LatLon, minutes: number) {
