@@ -70,6 +70,10 @@ export const REFUSAL_REASONS: ReadonlySet<string> = new Set([
   'TRIP_ENDED',
   'OPERATOR_REJECTED',
   'CANCELLATION_REFUSED',
+  // One trip or booking held by a concurrent request of the same client: contention on one record, which says
+  // nothing about the provider (a client hammering its own trip must not open the breaker for every tenant).
+  'TRIP_BUSY',
+  'BOOKING_BUSY',
 ])
 
 /**

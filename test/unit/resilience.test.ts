@@ -244,4 +244,11 @@ describe('classifyFailure: only provider faults count', () => {
     assert.equal(classifyFailure(permanentProviderError('TRIP_ENDED')), 'refusal')
     assert.equal(permanentProviderError('TRIP_ENDED').details?.retryable, false)
   })
+
+  it('contention on one trip or booking is not a provider fault; a busy station or fleet is', () => {
+    for (const reason of ['TRIP_BUSY', 'BOOKING_BUSY'])
+      assert.equal(classifyFailure(new ApiError('PROVIDER_ERROR', undefined, { reason })), 'refusal', reason)
+    for (const reason of ['STATION_BUSY', 'FLEET_BUSY'])
+      assert.equal(classifyFailure(new ApiError('PROVIDER_ERROR', undefined, { reason })), 'fault', reason)
+  })
 })
