@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -132,10 +133,14 @@ export async function tcpProxy(target: { host: string; port: number }) {
   }
 }
 
-/** Instances of the distributed shape on a database of their own and the given Redis, listening on real ports. */
-export async function startInstances(options: { count: number; redisUrl: string; databaseUrl?: string }) {
+/**
+ * Instances of the distributed shape on a database of their own and the given Redis (keys under a prefix of their
+ * own, deleted at the end), listening on real ports; `via` reroutes the database URL (through a proxy).
+ */
+export async function startInstances(options: { count: number; redisUrl: string; via?: (url: string) => string }) {
   const db = await freshDatabase('outage')
-  const databaseUrl = options.databaseUrl?.replace('{db}', new URL(db.url).pathname.slice(1)) ?? db.url
+  const databaseUrl = options.via ? options.via(db.url) : db.url
+  const redisPrefix = `mas_outage_${randomBytes(4).toString('hex')}:`
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-outage-'))
   const config = loadConfig({
     ADMIN_TOKEN,
@@ -146,8 +151,7 @@ export async function startInstances(options: { count: number; redisUrl: string;
     TOKEN_KEYS: generateTokenKeys(),
   })
   const runtimes: Runtime[] = []
-  for (let i = 0; i < options.count; i++)
-    runtimes.push(await openRuntime(config, { logger: false, redisPrefix: 'mas_outage:' }))
+  for (let i = 0; i < options.count; i++) runtimes.push(await openRuntime(config, { logger: false, redisPrefix }))
   const apps = await Promise.all(runtimes.map((runtime) => createApp(runtime)))
   const urls = await listenAll({ apps } as never)
   const tenant = await call(urls[0], 'POST', '/admin/v1/tenants', ADMIN_TOKEN, { name: 'Outage' })
@@ -163,6 +167,11 @@ export async function startInstances(options: { count: number; redisUrl: string;
       for (const app of apps) await app.close()
       for (const runtime of runtimes) await runtime.close()
       await db.drop()
+      const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 0, retryStrategy: () => null })
+      redis.on('error', () => {})
+      const keys = await redis.keys(`${redisPrefix}*`).catch(() => [])
+      if (keys.length > 0) await redis.del(...keys)
+      redis.disconnect()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
