@@ -7,7 +7,7 @@ import { createGazetteerGeocoder } from './domain/geocoding/index.ts'
 import { createJobs } from './platform/jobs.ts'
 import { kvLocks } from './platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
-import { connectRedis, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
+import { connectRedis, failOverRateLimiter, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
 import type { Kv, RateLimiter } from './platform/kv/types.ts'
 import { createMailer, registerMailJobs } from './platform/mail.ts'
 import { createMetrics } from './platform/metrics.ts'
@@ -34,6 +34,9 @@ export interface RuntimeOptions {
   providerLogger?: ConnectorDeps['logger']
 }
 
+/** How long start-up waits for Redis (and the restore of what it lost) before it goes on without it. */
+const REDIS_START_WAIT_MS = 10_000
+
 /** Opens everything the app depends on, for the shape the configuration asks for. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const clock = options.clock ?? (() => new Date())
@@ -45,8 +48,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl)
     const prefix = options.redisPrefix ?? 'mas:'
-    kv = redisKv(redis, prefix)
-    rateLimiter = redisRateLimiter(redis, prefix)
+    // What lives an hour or longer (the sandbox providers' own records) is written through to the database too,
+    // and put back should Redis come back without it.
+    const shared = redisKv(redis, prefix, { journal: kvJournal(store.db), now: () => clock().getTime() })
+    // Started without Redis, the instance still starts: what needs Redis answers 503 until it is reachable.
+    await shared.ready(REDIS_START_WAIT_MS)
+    kv = shared
+    rateLimiter = failOverRateLimiter(redisRateLimiter(redis, prefix), memoryRateLimiter())
   } else {
     // One instance: shared state in memory, and what must outlive a restart (the sandbox providers' own records)
     // written through to the database.

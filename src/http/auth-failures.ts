@@ -1,5 +1,11 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import type { Kv, RateLimiter } from '../platform/kv/types.ts'
+import { outageIn } from '../platform/outage.ts'
+
+const ignoreOutage = (error: unknown): undefined => {
+  if (!outageIn(error)) throw error
+  return undefined
+}
 
 export interface AuthFailureSettings {
   /** Failed authentications allowed per client address within the window; 0 turns the throttle off. */
@@ -53,7 +59,8 @@ export function authFailures({
     /** Seconds the address must wait before its key is checked again; 0 when it may try now. */
     async retryAfter(ip: string): Promise<number> {
       if (settings.limit === 0) return 0
-      const until = Number(await kv.get(blockKey(clientKey(ip))))
+      // While Redis is unreachable no instance can read the marker: keys are checked (from the database) as usual.
+      const until = Number(await kv.get(blockKey(clientKey(ip))).catch(ignoreOutage))
       const now = clock().getTime()
       return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
     },
@@ -66,7 +73,7 @@ export function authFailures({
       // Refused until the oldest counted failure leaves the window: then one more attempt fits in it. (`resetAt` is
       // rounded up to the second; the window itself is the bound.)
       const until = Math.max(Math.min(rate.resetAt * 1000, now + windowMs), now + 1000)
-      await kv.set(blockKey(client), String(until), until - now)
+      await kv.set(blockKey(client), String(until), until - now).catch(ignoreOutage)
     },
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorMessage, negotiateLanguage } from '../platform/i18n/index.ts'
+import { outageIn } from '../platform/outage.ts'
 import { ApiError, type ErrorCode, isApiError, statusFor } from './errors.ts'
 import { KEY_RULE_MESSAGE, TEXT_RULE_MESSAGE, TEXT_RULE_PATTERNS } from './text-rule.ts'
 
@@ -56,6 +57,9 @@ export function validationDetails(issues: ValidationIssue[], context: string): R
 /** Turns anything thrown into the one error type. */
 export function toApiError(error: unknown): ApiError | undefined {
   if (isApiError(error)) return error
+  // An outage of Redis or the database, also where a library wrapped it (drizzle's query errors): 503, not 500.
+  const outage = outageIn(error)
+  if (outage) return outage
   const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string }
   if (e?.validation) {
     return new ApiError('INVALID_REQUEST', undefined, validationDetails(e.validation, e.validationContext ?? 'body'))

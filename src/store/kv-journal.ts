@@ -1,9 +1,17 @@
-import { eq, lte } from 'drizzle-orm'
+import { eq, lte, sql } from 'drizzle-orm'
 import type { KvJournal } from '../platform/kv/types.ts'
 import type { Db } from './db.ts'
 import { kvEntries } from './schema.ts'
 
-/** The durable entries of the in-memory key-value store, in the database (see `kvEntries`). */
+/**
+ * A count replaces the stored one only when it is higher (counts are decimal integers without leading zeros, so
+ * a longer text is a higher count) or when the stored one has expired.
+ */
+const HIGHER_COUNT = sql`length(excluded.value) > length(${kvEntries.value})
+  OR (length(excluded.value) = length(${kvEntries.value}) AND excluded.value > ${kvEntries.value})
+  OR ${kvEntries.expiresAt} <= now()`
+
+/** The durable entries of the key-value store (in memory or in Redis), in the database (see `kvEntries`). */
 export function kvJournal(db: Db): KvJournal {
   return {
     async load(nowMs) {
@@ -22,7 +30,7 @@ export function kvJournal(db: Db): KvJournal {
       await db
         .insert(kvEntries)
         .values({ key: entry.key, ...row })
-        .onConflictDoUpdate({ target: kvEntries.key, set: row })
+        .onConflictDoUpdate({ target: kvEntries.key, set: row, ...(entry.counter ? { setWhere: HIGHER_COUNT } : {}) })
     },
     async remove(key) {
       await db.delete(kvEntries).where(eq(kvEntries.key, key))

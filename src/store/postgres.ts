@@ -1,24 +1,167 @@
 import { drizzle } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
+import { outageIn, unavailable } from '../platform/outage.ts'
 import type { Db, Store } from './db.ts'
 import { migrate } from './migrate.ts'
 import * as schema from './schema.ts'
 
+/**
+ * How long one query, one connection attempt and one wait for a pooled connection may take. The service's queries
+ * take milliseconds; a server that has not answered in 1.5 s is gone or hung, and the request answers 503 rather than
+ * wait (spec 7.3 clients retry 5xx).
+ */
+export const DATABASE_TIMEOUT_MS = 1500
+/** While the server is unreachable, how often a fresh connection checks whether it is back. */
+export const DATABASE_PROBE_MS = 500
+/** Waiting for another instance's migrations (an advisory lock), and a migration itself, take longer than a query. */
+const MIGRATION_TIMEOUT_MS = 10 * 60_000
+
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  // SQLSTATE: the server shuts down or restarts, or is starting and not accepting connections yet.
+  '57P01',
+  '57P02',
+  '57P03',
+])
+const UNREACHABLE_MESSAGES =
+  /^(Connection terminated|Query read timeout|Client has encountered a connection error|Client was closed)/
+
+/**
+ * Whether `error` says the server cannot be reached or did not answer in time: 'down' (every query fails at once
+ * until a probe gets through), 'busy' (no pooled connection came free in time: the server is fine, this instance is
+ * saturated; 503 as well, without stopping the others), or undefined for errors of the query itself.
+ */
+function unreachable(error: unknown): 'down' | 'busy' | undefined {
+  const e = error as { code?: string; message?: string; errors?: unknown[] } | undefined
+  if (!e) return undefined
+  if (e.message === 'timeout exceeded when trying to connect' || e.code === '53300') return 'busy'
+  // SQLSTATE class 08: connection exceptions.
+  if (UNREACHABLE_CODES.has(e.code ?? '') || /^08/.test(e.code ?? '')) return 'down'
+  if (UNREACHABLE_MESSAGES.test(e.message ?? '')) return 'down'
+  if (Array.isArray(e.errors) && e.errors.some((x) => unreachable(x) === 'down')) return 'down'
+  return undefined
+}
+
+type Callable = (...args: unknown[]) => unknown
+
+/**
+ * Fails fast while the server is unreachable: after a connection-level failure every query answers 503
+ * DATABASE_UNAVAILABLE at once, without a connection attempt, and a fresh connection probes every
+ * DATABASE_PROBE_MS; the first that gets through lets queries run again. So a hung server costs one timeout, not
+ * one per query, and a server that is back is used again within the probe interval.
+ */
+function outageGuard(url: string) {
+  let down = false
+  let closed = false
+  const probe = async (): Promise<boolean> => {
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
+      query_timeout: DATABASE_TIMEOUT_MS,
+    })
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      await client.query('SELECT 1')
+      return true
+    } catch {
+      return false
+    } finally {
+      client.end().catch(() => {})
+    }
+  }
+  const watch = async () => {
+    while (down && !closed) {
+      await new Promise((resolve) => setTimeout(resolve, DATABASE_PROBE_MS).unref())
+      if (!closed && (await probe())) down = false
+    }
+  }
+  return {
+    get down() {
+      return down
+    },
+    /** The error a failed query or connection attempt is answered with. */
+    classify(error: unknown): unknown {
+      if (outageIn(error)) return error
+      const kind = unreachable(error)
+      if (!kind) return error
+      if (kind === 'down' && !down) {
+        down = true
+        void watch()
+      }
+      return unavailable('DATABASE')
+    },
+    close() {
+      closed = true
+    },
+  }
+}
+
 export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize })
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
+    query_timeout: DATABASE_TIMEOUT_MS,
+    keepAlive: true,
+  })
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {})
+  const guard = outageGuard(url)
+  const refuse = () => Promise.reject(unavailable('DATABASE'))
+  const fail = (error: unknown) => Promise.reject(guard.classify(error))
+
+  // Everything drizzle and the store run goes through pool.query or pool.connect (transactions, advisory locks).
+  const query = pool.query.bind(pool) as Callable
+  pool.query = ((...args: unknown[]) => {
+    if (typeof args[args.length - 1] === 'function') return query(...args)
+    if (guard.down) return refuse()
+    return (query(...args) as Promise<unknown>).catch(fail)
+  }) as typeof pool.query
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>
+  pool.connect = (async (...args: unknown[]) => {
+    if (args.length > 0) return (connect as Callable)(...args)
+    if (guard.down) return refuse()
+    const client = await connect().catch(fail)
+    // A client whose query failed at the connection level (or timed out, leaving its transaction in an unknown
+    // state) is destroyed on release, never handed to the next caller.
+    let broken: Error | undefined
+    const clientQuery = client.query.bind(client) as Callable
+    client.query = ((...a: unknown[]) => {
+      if (typeof a[a.length - 1] === 'function') return clientQuery(...a)
+      return (clientQuery(...a) as Promise<unknown>).catch((error: unknown) => {
+        const classified = guard.classify(error)
+        if (classified !== error) broken = error as Error
+        throw classified
+      })
+    }) as typeof client.query
+    const release = client.release.bind(client)
+    client.release = (destroy?: boolean | Error) => release(destroy ?? broken)
+    return client
+  }) as typeof pool.connect
+
   const db = drizzle({ client: pool, schema }) as unknown as Db
   const store: Store = {
     kind: 'postgres',
     db,
     exec: async (sql) => {
-      await pool.query(sql)
+      await pool.query({ text: sql, query_timeout: MIGRATION_TIMEOUT_MS } as pg.QueryConfig)
     },
     withAdvisoryLock: async (lockId, fn) => {
       const client = await pool.connect()
       try {
-        await client.query('SELECT pg_advisory_lock($1)', [lockId])
+        await client.query({
+          text: 'SELECT pg_advisory_lock($1)',
+          values: [lockId],
+          query_timeout: MIGRATION_TIMEOUT_MS,
+        } as pg.QueryConfig)
         try {
           return await fn()
         } finally {
@@ -28,7 +171,10 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
         client.release()
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      guard.close()
+      await pool.end()
+    },
   }
   await migrate(store)
   return store

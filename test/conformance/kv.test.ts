@@ -5,10 +5,11 @@ import fc from 'fast-check'
 import type { Redis } from 'ioredis'
 import { kvLocks } from '../../src/platform/kv/locks.ts'
 import { DURABLE_MIN_TTL_MS, memoryKv, memoryRateLimiter } from '../../src/platform/kv/memory.ts'
-import { redisKv, redisRateLimiter } from '../../src/platform/kv/redis.ts'
+import { connectRedis, failOverRateLimiter, redisKv, redisRateLimiter } from '../../src/platform/kv/redis.ts'
 import type { Kv, KvJournal, RateLimiter } from '../../src/platform/kv/types.ts'
 import { kvJournal } from '../../src/store/kv-journal.ts'
 import { openPglite } from '../../src/store/pglite.ts'
+import { REDIS_URL } from '../helpers/harness.ts'
 import { testRedis } from '../helpers/redis.ts'
 
 const shared = await testRedis('kv')
@@ -185,5 +186,90 @@ describe('key-value store in memory: what lives an hour or longer outlives a res
       }),
       { numRuns: 50 },
     )
+  })
+})
+
+describe('key-value store in Redis: what lives an hour or longer comes back when Redis lost it', {
+  skip: typeof redis === 'string' ? redis : undefined,
+}, () => {
+  const HOUR = DURABLE_MIN_TTL_MS
+
+  it('restores long-lived entries into a Redis that forgot them, not short-lived or deleted ones', async () => {
+    const own = await openPglite(undefined)
+    const client = connectRedis(REDIS_URL)
+    const prefix = `mas_conf_journal_${randomBytes(4).toString('hex')}:`
+    try {
+      const kv = redisKv(client, prefix, { journal: kvJournal(own.db) })
+      assert.equal(await kv.ready(5_000), true)
+      await kv.set('booking', 'kept', HOUR)
+      await kv.setJson('record', { a: 1, list: ['x'] }, 2 * HOUR)
+      await kv.increment('seq', HOUR)
+      await kv.increment('seq', HOUR)
+      await kv.set('session', 'brief', HOUR - 1000)
+      await kv.set('gone', '1', HOUR)
+      await kv.delete('gone')
+      assert.equal(await kv.setIfAbsent('hold', 'me', 2 * HOUR), true)
+      assert.equal(await kv.deleteIfEquals('hold', 'me'), true)
+
+      // Redis loses everything (as a restart without persistence does); the connection comes back to it.
+      const keys = await client.keys(`${prefix}*`)
+      await client.del(...keys)
+      client.disconnect(true)
+      await new Promise((resolve) => client.once('ready', resolve))
+      assert.equal(await kv.ready(5_000), true)
+      assert.equal(await kv.get('booking'), 'kept')
+      assert.deepEqual(await kv.getJson('record'), { a: 1, list: ['x'] })
+      assert.equal(await kv.increment('seq', HOUR), 3)
+      assert.equal(await kv.get('session'), undefined)
+      assert.equal(await kv.get('gone'), undefined)
+      assert.equal(await kv.get('hold'), undefined)
+      // Written after the restore: a second restore (another instance reconnecting) does not overwrite it.
+      await kv.set('booking', 'changed', HOUR)
+      await client.del(`${prefix}kv:journal`)
+      client.disconnect(true)
+      await new Promise((resolve) => client.once('ready', resolve))
+      assert.equal(await kv.ready(5_000), true)
+      assert.equal(await kv.get('booking'), 'changed')
+    } finally {
+      const keys = await client.keys(`${prefix}*`)
+      if (keys.length > 0) await client.del(...keys)
+      client.disconnect()
+      await own.close()
+    }
+  })
+
+  it('keeps the highest count of a counter, whatever order the counts are written through in', async () => {
+    const j = kvJournal(store.db)
+    const key = `count-${randomBytes(4).toString('hex')}`
+    const at = (value: string) => ({ key, value, structured: false, expiresAt: Date.now() + HOUR, counter: true })
+    await j.put(at('9'))
+    await j.put(at('10'))
+    await j.put(at('9'))
+    await j.put(at('11'))
+    await j.put(at('10'))
+    assert.equal((await j.load(Date.now())).find((e) => e.key === key)?.value, '11')
+  })
+
+  it('fails at once with 503 REDIS_UNAVAILABLE while Redis is unreachable, and says it is not ready', async () => {
+    const client = connectRedis('redis://127.0.0.1:1')
+    try {
+      const kv = redisKv(client, 'mas_conf_down:')
+      assert.equal(await kv.ready(300), false)
+      const started = performance.now()
+      for (const attempt of [() => kv.get('a'), () => kv.set('a', '1', 1000), () => kv.increment('n', 1000)]) {
+        await assert.rejects(attempt(), (error: any) => {
+          assert.equal(error.code, 'SERVICE_UNAVAILABLE')
+          assert.equal(error.details.reason, 'REDIS_UNAVAILABLE')
+          assert.equal(error.headers['retry-after'], '2')
+          return true
+        })
+      }
+      assert.ok(performance.now() - started < 500, 'no waiting for a connection')
+      const limiter = failOverRateLimiter(redisRateLimiter(client, 'mas_conf_down:'), memoryRateLimiter())
+      assert.equal((await limiter.hit('k', 1, 60_000, Date.now())).allowed, true)
+      assert.equal((await limiter.hit('k', 1, 60_000, Date.now())).allowed, false, 'the instance still limits')
+    } finally {
+      client.disconnect()
+    }
   })
 })

@@ -146,7 +146,10 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
     {
       config: { permission: 'cars:booking:read', statusOverrides: { PROVIDER_ERROR: 502 } },
       schema: {
-        ...doc('Read a booking', 'As the provider reports it now. 502 PROVIDER_ERROR when the provider fails.'),
+        ...doc(
+          'Read a booking',
+          'As the provider reports it now. 502 PROVIDER_ERROR when the provider fails, or when it no longer knows a booking the service holds (`details.reason` PROVIDER_RECORD_MISSING, the stored booking in `details.booking`).',
+        ),
         params: BookingParams,
         response: responses(Booking),
       },
@@ -165,7 +168,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       schema: {
         ...doc(
           'Change a booking',
-          'Each change follows its ChangeType policy: RENTAL_TIMES (`rentalPeriod`), DRIVER_INFO (`driver`), PICKUP_LOCATION, DROPOFF_LOCATION, VEHICLE_CATEGORY; 501 OPERATION_NOT_SUPPORTED with the manual contact where the policy says so. `notes` are kept by the platform. Under data retention NONE only `rentalPeriod` (400 otherwise).',
+          'Each change follows its ChangeType policy: RENTAL_TIMES (`rentalPeriod`), DRIVER_INFO (`driver`), PICKUP_LOCATION, DROPOFF_LOCATION, VEHICLE_CATEGORY; 501 OPERATION_NOT_SUPPORTED with the manual contact where the policy says so. `notes` are kept by the platform. Under data retention NONE only `rentalPeriod` (400 otherwise). 502 PROVIDER_ERROR when the provider fails or no longer knows the booking (`details.reason` PROVIDER_RECORD_MISSING, the stored booking in `details.booking`).',
         ),
         params: BookingParams,
         body: BookingChange,

@@ -120,6 +120,23 @@ export function carBookings(deps: BookingDeps) {
     return { kind: 'stored' as const, providerId: row.providerId, reference: row.providerReference, row }
   }
 
+  /**
+   * A provider answering NOT_FOUND for a booking the service holds has lost its record: the booking exists for the
+   * client, so not 404 but PROVIDER_ERROR (502 on GET and PATCH, spec 7.2) with what the service stored
+   * (`details.booking`, for a stored booking) and `details.reason` PROVIDER_RECORD_MISSING.
+   */
+  const lostByProvider =
+    (found: Awaited<ReturnType<typeof locate>>, bookingId: string) =>
+    (error: unknown): never => {
+      if (!(isApiError(error) && error.code === 'NOT_FOUND')) throw error
+      throw new ApiError('PROVIDER_ERROR', 'The provider no longer knows this booking', {
+        reason: 'PROVIDER_RECORD_MISSING',
+        providerId: found.providerId,
+        bookingId,
+        ...(found.kind === 'stored' ? { booking: storedView(found.row) } : {}),
+      })
+    }
+
   const extrasOf = (row: CarBookingRow): StoredExtras => {
     const record = row.record as unknown as Booking
     return {
@@ -399,7 +416,9 @@ export function carBookings(deps: BookingDeps) {
     async get(bookingId: string, caller: Caller): Promise<Booking> {
       const found = await locate(caller, bookingId)
       const p = provider(caller, found.providerId)
-      const fresh = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true)
+      const fresh = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true).catch(
+        lostByProvider(found, bookingId),
+      )
       if (found.kind === 'reference') return presentBooking(bookingId, p, fresh, 'NONE')
       const wasConfirmed = found.row.status === 'CONFIRMED'
       const booking = await syncStored(caller, found.row, p, fresh, {}, true)
@@ -434,10 +453,10 @@ export function carBookings(deps: BookingDeps) {
       if (forProvider.pickupLocationId) types.push('PICKUP_LOCATION')
       if (forProvider.dropoffLocationId) types.push('DROPOFF_LOCATION')
       if (forProvider.vehicleCategory) types.push('VEHICLE_CATEGORY')
-      const fresh =
-        types.length > 0
-          ? await call(caller, p, 'changeBooking', (c, ctx) => c.changeBooking(found.reference, forProvider, ctx))
-          : await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true)
+      const fresh = await (types.length > 0
+        ? call(caller, p, 'changeBooking', (c, ctx) => c.changeBooking(found.reference, forProvider, ctx))
+        : call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true)
+      ).catch(lostByProvider(found, bookingId))
       if (found.kind === 'reference') return presentBooking(bookingId, p, fresh, 'NONE')
       return syncStored(caller, found.row, p, fresh, {
         notes,
@@ -457,7 +476,9 @@ export function carBookings(deps: BookingDeps) {
               () => undefined,
             )
           : found.row.status
-      const fresh = await call(caller, p, 'cancelBooking', (c, ctx) => c.cancelBooking(found.reference, input, ctx))
+      const fresh = await call(caller, p, 'cancelBooking', (c, ctx) =>
+        c.cancelBooking(found.reference, input, ctx),
+      ).catch(lostByProvider(found, bookingId))
       const booking =
         found.kind === 'reference'
           ? presentBooking(bookingId, p, fresh, 'NONE')
@@ -476,7 +497,9 @@ export function carBookings(deps: BookingDeps) {
           operation: 'VEHICLE_ACTIONS',
         })
       }
-      const result = await call(caller, p, 'vehicleAction', (c, ctx) => c.vehicleAction(found.reference, action, ctx))
+      const result = await call(caller, p, 'vehicleAction', (c, ctx) =>
+        c.vehicleAction(found.reference, action, ctx),
+      ).catch(lostByProvider(found, bookingId))
       return {
         bookingId,
         action,

@@ -3,6 +3,7 @@ import { later, type Resilience } from '../../connectors/resilience.ts'
 import { SANDBOX_SCENARIOS } from '../../connectors/sandbox/common.ts'
 import type { CallContext, Connector, Operation, Provider, Scenario } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
+import { outageIn } from '../../platform/outage.ts'
 import type { TenantRow } from '../../store/schema.ts'
 import type { Environment } from '../tenants/permissions.ts'
 import { providersFor } from './directory.ts'
@@ -75,9 +76,8 @@ export function providerCaller(resilience: Resilience) {
     const staged = caller.scenarios.some((s) => !s.target || s.target === id)
     const breakerKey = `${id}|${caller.environment}`
     const deadline = Date.now() + (timesOut ? Math.min(budgetMs, SCENARIO_TIMEOUT_MS) : budgetMs)
-    return resilience.call(
-      { provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey, staged },
-      (signal) =>
+    return resilience
+      .call({ provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey, staged }, (signal) =>
         // A provider provider-error or provider-timeout aims at fails here, whatever its connector (GBFS and GTFS
         // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
         fails
@@ -96,9 +96,33 @@ export function providerCaller(resilience: Resilience) {
                 tenantId: caller.tenant.id,
                 environment: caller.environment,
                 scenarios: caller.scenarios,
-              }).then((answer) => (slow ? later(answer, SCENARIO_SLOW_MS, signal) : answer)),
-    )
+              })
+                .then((answer) => (slow ? later(answer, SCENARIO_SLOW_MS, signal) : answer))
+                .catch(passOutage),
+      )
+      .then(unwrapOutage)
   }
+}
+
+/**
+ * An outage of Redis or the database inside a connector (the sandbox keeps its state there) is the service's, not
+ * the provider's: it passes the resilience layer as an answer, so no breaker counts it and no retry repeats it, and
+ * is thrown again after it as the 503 it is.
+ */
+class PassedOutage {
+  readonly error: ApiError
+  constructor(error: ApiError) {
+    this.error = error
+  }
+}
+const passOutage = (error: unknown): never => {
+  const outage = outageIn(error)
+  if (outage) return new PassedOutage(outage) as never
+  throw error
+}
+const unwrapOutage = <T>(answer: T): T => {
+  if (answer instanceof PassedOutage) throw answer.error
+  return answer
 }
 
 /** A call that never answers: it ends when its deadline aborts it. */

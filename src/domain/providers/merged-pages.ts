@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ApiError, type ErrorCode, isApiError } from '../../http/errors.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
+import { outageIn } from '../../platform/outage.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 
 /** Spec 8: a cursor session lasts 30 minutes, renewed at each page request. */
@@ -128,6 +129,9 @@ export function providerOutcome<K extends string>(
  */
 export function failIfNoProviderAnswered(answers: PromiseSettledResult<unknown>[], providers: unknown[]): void {
   if (answers.length === 0 || answers.some((a) => a.status === 'fulfilled')) return
+  // Providers that failed because Redis or the database is down (the sandbox keeps its state there): 503, not 500.
+  const outage = answers.map((a) => a.status === 'rejected' && outageIn(a.reason)).find((e) => e)
+  if (outage) throw new ApiError(outage.code, undefined, { ...outage.details, providers }, { headers: outage.headers })
   const code = answers.every((a) => sourceStatus(a) === 'TIMEOUT') ? 'TIMEOUT' : 'PROVIDER_ERROR'
   throw new ApiError(code, undefined, { providers })
 }

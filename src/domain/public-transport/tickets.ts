@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { PtBooking } from '../../api/public-transport/schemas.ts'
 import type { Price } from '../../api/shared/schemas.ts'
 import type { ProviderTicket, ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, isApiError } from '../../http/errors.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { PtBookingRow } from '../../store/schema.ts'
@@ -115,6 +115,31 @@ export function publicTransportTickets(deps: TicketDeps) {
   }
 
   const customerOf = (row: PtBookingRow) => (row.record as { customer: PtBooking['customer'] }).customer
+
+  /**
+   * A provider answering NOT_FOUND for a booking the service holds has lost its record: not 404 (the booking exists
+   * for the client) but PROVIDER_ERROR with `details.reason` PROVIDER_RECORD_MISSING and what the service stored.
+   */
+  const lostByProvider =
+    (row: PtBookingRow, p: PtProvider) =>
+    (error: unknown): never => {
+      if (!(isApiError(error) && error.code === 'NOT_FOUND')) throw error
+      throw new ApiError('PROVIDER_ERROR', 'The provider no longer knows this booking', {
+        reason: 'PROVIDER_RECORD_MISSING',
+        providerId: row.providerId,
+        bookingId: row.id,
+        booking: {
+          bookingId: row.id,
+          status: row.status,
+          provider: { id: p.entry.id, name: p.entry.name },
+          providerReference: row.providerReference,
+          customer: customerOf(row),
+          statusHistory: row.statusHistory,
+          createdAt: row.createdAt.toISOString(),
+          updatedAt: row.updatedAt.toISOString(),
+        },
+      })
+    }
 
   return {
     async prebook(input: { offerToken?: string; offerTokens?: string[] }, caller: Caller) {
@@ -246,7 +271,9 @@ export function publicTransportTickets(deps: TicketDeps) {
       requireStorage(caller)
       const row = await locate(caller, bookingId)
       const { p, ticketing } = ticketingOf(caller, row.providerId, 'BOOK')
-      const fresh = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(row.providerReference, ctx))
+      const fresh = await call(caller, p, 'getBooking', (ctx) =>
+        ticketing.getBooking(row.providerReference, ctx),
+      ).catch(lostByProvider(row, p))
       return present(await sync(caller, row, fresh), p, fresh, customerOf(row))
     },
 
@@ -254,7 +281,9 @@ export function publicTransportTickets(deps: TicketDeps) {
       requireStorage(caller)
       const row = await locate(caller, bookingId)
       const { p, ticketing } = ticketingOf(caller, row.providerId, 'CANCEL')
-      const fresh = await call(caller, p, 'cancel', (ctx) => ticketing.cancel(row.providerReference, ctx))
+      const fresh = await call(caller, p, 'cancel', (ctx) => ticketing.cancel(row.providerReference, ctx)).catch(
+        lostByProvider(row, p),
+      )
       return present(await sync(caller, row, fresh, 'cancelled by the client'), p, fresh, customerOf(row))
     },
 

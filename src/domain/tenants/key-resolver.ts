@@ -1,4 +1,5 @@
 import type { Kv } from '../../platform/kv/types.ts'
+import { outageIn } from '../../platform/outage.ts'
 import type { ApiKeyRow, TenantRow } from '../../store/schema.ts'
 import type { TenantsRepo } from '../../store/tenants-repo.ts'
 import { hashesEqual, hashKey, parseKey } from './keys.ts'
@@ -8,6 +9,8 @@ export type Resolved = { ok: true; key: ApiKeyRow; tenant: TenantRow } | { ok: f
 
 const EPOCH_KEY = 'auth:epoch'
 const MAX_CACHED = 10_000
+/** Stands for the epoch while Redis cannot be read; no epoch in Redis ever has this value. */
+const UNKNOWN_EPOCH = '\u0000unknown'
 
 /**
  * Finds the key and tenant behind a presented API key, and tells whether any tenant allows an origin (CORS
@@ -23,8 +26,13 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
   // Loaded once per epoch; concurrent preflights share one query.
   let origins: Promise<Set<string>> | undefined
   const sync = async () => {
-    const current = await kv.get(EPOCH_KEY)
-    if (current !== epoch) {
+    // Without Redis nobody can say whether a key changed on another instance: the database is asked every time
+    // (no cache) until the epoch is readable again, which then drops the cache once more.
+    const current = await kv.get(EPOCH_KEY).catch((error: unknown) => {
+      if (!outageIn(error)) throw error
+      return UNKNOWN_EPOCH
+    })
+    if (current !== epoch || current === UNKNOWN_EPOCH) {
       cache.clear()
       verified.clear()
       origins = undefined

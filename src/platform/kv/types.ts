@@ -21,16 +21,21 @@ export interface Kv {
   close(): Promise<void>
 }
 
-/** One durable entry of the in-memory store (see `memoryKv`'s journal). */
+/** One durable entry of the key-value store (see the journals of `memoryKv` and `redisKv`). */
 export interface KvJournalEntry {
   key: string
   value: string
   /** Written by setJson: `value` is JSON. */
   structured: boolean
   expiresAt: number
+  /**
+   * Written by increment: the journal keeps the highest count, since instances incrementing one key in Redis may
+   * write their counts through in another order than they got them.
+   */
+  counter?: boolean
 }
 
-/** Where the in-memory store keeps what must outlive a restart (the embedded database). */
+/** Where the key-value store keeps what must outlive a restart of the process or of Redis (the database). */
 export interface KvJournal {
   /** The entries still alive at `nowMs` (expired ones are dropped). */
   load(nowMs: number): Promise<KvJournalEntry[]>
