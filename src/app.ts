@@ -40,6 +40,7 @@ import { clientErrorHandler, installErrorHandling, sendError } from './http/erro
 import { ApiError } from './http/errors.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
+import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
@@ -102,9 +103,11 @@ export async function createApp(deps: AppDeps) {
   const idPrefix = `req_${randomString(8)}`
   let requestCounter = 0
   const newRequestId = () => `${idPrefix}${(++requestCounter).toString(36).padStart(6, '0')}`
+  const limits = serverLimits(config)
   const app = Fastify({
     logger: deps.logger,
     bodyLimit: config.bodyLimit,
+    ...serverOptions(limits),
     return503OnClosing: false,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -116,6 +119,9 @@ export async function createApp(deps: AppDeps) {
     // Errors the router raises before a route is found (a malformed URL) get the envelope like every other.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // Each connection holds a file descriptor: beyond the limit Node closes new ones at once rather than run out.
+  app.server.maxConnections = limits.maxConnections
+  markEarlyAnswers(app)
   app.setValidatorCompiler(validatorCompiler())
   // The API speaks JSON only; any other body gets 415 rather than being read as text.
   app.removeContentTypeParser('text/plain')

@@ -18,6 +18,12 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Largest accepted request body in bytes. */
   bodyLimit: number
+  /** A request whose headers and body have not all arrived by then is closed (slow clients). */
+  requestTimeoutMs: number
+  /** Connections beyond this many are refused (each holds a file descriptor). */
+  maxConnections: number
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -80,6 +86,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     offerTokenTtlSeconds: int('OFFER_TOKEN_TTL_SECONDS', 1200, 1, 86_400),
     logLevel,
     bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
   }
   if (config.databaseUrl && !config.tokenKeys) {
     problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')
