@@ -46,6 +46,7 @@ import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
 import type { Mailer } from './platform/mail.ts'
 import type { Metrics } from './platform/metrics.ts'
+import type { ReadinessChecks } from './platform/readiness.ts'
 import type { TokenCipher } from './platform/tokens.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
@@ -75,6 +76,8 @@ export interface AppDeps {
   clock: () => Date
   /** Pino options, or false for silence (tests). */
   logger: boolean | Record<string, unknown>
+  /** What GET /ready checks (the store, Redis when configured); read at each request. */
+  readiness?: ReadinessChecks
 }
 
 export type App = FastifyInstance
@@ -331,7 +334,7 @@ export async function createApp(deps: AppDeps) {
   await app.register(async (admin) => adminRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { tenants }), {
     prefix: ADMIN_PREFIX,
   })
-  operationsRoutes(app, { metrics, apiPrefix: API_PREFIX })
+  operationsRoutes(app, { metrics, apiPrefix: API_PREFIX, readiness: deps.readiness ?? {} })
 
   return Object.assign(app, { services: { tenants, keys } })
 }

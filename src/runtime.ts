@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
 import { buildRegistry, CONNECTORS, loadProviderEntries } from './connectors/registry.ts'
@@ -11,6 +12,7 @@ import { connectRedis, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
 import type { Kv, RateLimiter } from './platform/kv/types.ts'
 import { createMailer, registerMailJobs } from './platform/mail.ts'
 import { createMetrics } from './platform/metrics.ts'
+import type { ReadinessChecks } from './platform/readiness.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
 import type { Store } from './store/db.ts'
 import { kvJournal } from './store/kv-journal.ts'
@@ -18,6 +20,7 @@ import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
 
 export interface Runtime extends AppDeps {
+  readiness: ReadinessChecks
   /** Closes the store, the shared state and the providers. */
   close(): Promise<void>
 }
@@ -42,8 +45,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     : await openPglite(options.inMemory ? undefined : `${config.dataDir}/db`)
   let kv: Kv
   let rateLimiter: RateLimiter
+  const readiness: ReadinessChecks = { store: () => store.db.execute(sql`select 1`) }
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl)
+    readiness.redis = () => redis.ping()
     const prefix = options.redisPrefix ?? 'mas:'
     kv = redisKv(redis, prefix)
     rateLimiter = redisRateLimiter(redis, prefix)
@@ -86,6 +91,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     jobs,
     mailer,
     geocoder: createGazetteerGeocoder(),
+    readiness,
     close: async () => {
       await jobs.stop()
       mailer.close()
