@@ -24,6 +24,8 @@ export interface Config {
   maxConnections: number
   /** How long an idle keep-alive connection stays open between requests. */
   keepAliveTimeoutMs: number
+  /** `auto`: a demo tenant on the first start of an empty embedded store; `true`: on an empty store of either shape. */
+  demoTenant: 'auto' | 'true' | 'false'
 }
 
 export class ConfigError extends Error {
@@ -66,6 +68,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     return raw
   }
 
+  const oneOf = <const V extends string>(name: string, values: readonly V[], fallback: V): V => {
+    const raw = text(name)
+    if (raw === undefined) return fallback
+    if (values.includes(raw.toLowerCase() as V)) return raw.toLowerCase() as V
+    problems.push(`${name} must be one of ${values.join(', ')} (got "${raw}")`)
+    return fallback
+  }
+
   const logLevel = (text('LOG_LEVEL') ?? 'info') as Config['logLevel']
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
@@ -89,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
+    demoTenant: oneOf('DEMO_TENANT', ['auto', 'true', 'false'], 'auto'),
   }
   if (config.databaseUrl && !config.tokenKeys) {
     problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')

@@ -1,8 +1,7 @@
 import { API_PREFIX, createApp } from './app.ts'
 import { ConfigError, configWarnings, loadConfig } from './config.ts'
+import { demoBanner, ensureDemoTenant } from './demo-tenant.ts'
 import { openRuntime } from './runtime.ts'
-
-const DEMO_LOCK = 72_100_002
 
 async function main() {
   const config = loadConfig()
@@ -20,21 +19,16 @@ async function main() {
   for (const problem of problems) app.log.warn(problem)
   for (const warning of configWarnings(config)) app.log.warn(warning)
 
-  const demo = await runtime.store.withAdvisoryLock(DEMO_LOCK, () => app.services.tenants.ensureDemoTenant(config.port))
+  const demo = await ensureDemoTenant(config, runtime.store, app.services.tenants)
   await app.listen({ port: config.port, host: config.host })
   runtime.jobs.start()
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`
+  // For the person at the terminal, on stderr: stdout is the JSON log stream.
   if (demo) {
-    const lines = [
-      '',
-      `Demo tenant created: ${demo.tenant.name} (${demo.tenant.id}). These keys are shown only once:`,
-      ...demo.keys.map((k) => `  ${k.type.padEnd(11)} ${k.environment.padEnd(4)}  ${k.secret}`),
-      '',
-      `Try: curl -H "Authorization: Bearer ${demo.keys[0].secret}" ${base}${API_PREFIX}/auth/check`,
-    ]
-    process.stdout.write(`${lines.join('\n')}\n`)
+    app.log.info({ tenantId: demo.tenant.id }, 'demo tenant created; its keys went to the terminal (stderr), not here')
+    process.stderr.write(demoBanner(demo, base, API_PREFIX))
   }
-  process.stdout.write(
+  process.stderr.write(
     `\nMobility Aggregation Service on ${base}${API_PREFIX}\nAPI docs: ${base}${API_PREFIX}/docs\nMap explorer: ${base}/explorer\n\n`,
   )
 

@@ -54,11 +54,15 @@ describe('npm start', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
+    let stdout = ''
+    let stderr = ''
     npm.stdout.on('data', (chunk) => {
       output += chunk.toString()
+      stdout += chunk.toString()
     })
     npm.stderr.on('data', (chunk) => {
       output += chunk.toString()
+      stderr += chunk.toString()
     })
     let nodePid: number | undefined
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)))
@@ -71,6 +75,15 @@ describe('npm start', () => {
         key ??= /svc_test_[A-Za-z0-9]+/.exec(output)?.[0]
         await new Promise((r) => setTimeout(r, 200))
       }
+      // The demo keys are for the terminal (stderr), never in the JSON log stream (stdout); npm's own "> start" header
+      // is the only other thing there.
+      for (const prefix of ['svc_live_', 'svc_pk_live_', 'svc_test_']) assert.match(stderr, new RegExp(prefix))
+      assert.doesNotMatch(stdout, /svc_/)
+      for (const line of stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('> '))) {
+        assert.doesNotThrow(() => JSON.parse(line), `not a JSON log line: ${line}`)
+      }
+      assert.match(stdout, /demo tenant created/)
+
       const warm = await slowSearch(base, key)
       assert.equal(warm.status, 200, await warm.text())
       // The node process, from the pid in its JSON log lines (npm is its grandparent or, with exec, its parent).
