@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
+import { quietSamples } from './connectors/default-providers.ts'
 import { buildRegistry, CONNECTORS, loadProviderEntries } from './connectors/registry.ts'
 import { createResilience } from './connectors/resilience.ts'
 import type { ConnectorDeps } from './connectors/types.ts'
@@ -18,6 +19,7 @@ import type { Store } from './store/db.ts'
 import { kvJournal } from './store/kv-journal.ts'
 import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
+import { waitForDatabase } from './store/wait-for-database.ts'
 
 export interface Runtime extends AppDeps {
   readiness: ReadinessChecks
@@ -35,11 +37,18 @@ export interface RuntimeOptions {
   onProviderProblem?: (providerId: string, message: string) => void
   /** Where providers report problems while they run (a feed failing on refresh); see ConnectorDeps.logger. */
   providerLogger?: ConnectorDeps['logger']
+  /** Where the bundled demo samples' expected quirks go (info once, details at debug), instead of providerLogger. */
+  sampleLogger?: { info(message: string): void; debug(message: string): void }
+  /** What the operator should see while the start waits (a database that does not answer yet). */
+  onStartupNotice?: (message: string) => void
 }
 
 /** Opens everything the app depends on, for the shape the configuration asks for. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const clock = options.clock ?? (() => new Date())
+  // Before anything is opened: a providers file that cannot be read stops the start at once.
+  const providerList = loadProviderEntries(config.providersFile)
+  if (config.databaseUrl) await waitForDatabase(config.databaseUrl, { onRetry: options.onStartupNotice })
   const store: Store = config.databaseUrl
     ? await openPostgres(config.databaseUrl)
     : await openPglite(options.inMemory ? undefined : `${config.dataDir}/db`)
@@ -62,10 +71,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   }
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
   const onProviderProblem = options.onProviderProblem ?? (() => {})
-  const providerList = loadProviderEntries(config.providersFile)
   for (const { at, message } of providerList.skipped) onProviderProblem(at, message)
   const registry = buildRegistry(
-    providerList.entries,
+    options.sampleLogger && !config.providersFile
+      ? quietSamples(providerList.entries, options.sampleLogger)
+      : providerList.entries,
     { kv, clock, ...(options.providerLogger ? { logger: options.providerLogger } : {}) },
     onProviderProblem,
     CONNECTORS,

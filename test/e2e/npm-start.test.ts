@@ -106,6 +106,9 @@ describe('npm start', () => {
       // 0: node shut down by itself and npm passed its exit code on (a node killed by the signal would not give 0).
       assert.equal(code, 0, output)
       assert.match(output, /shutting down/)
+      // A clean first start warns about nothing; the bundled GBFS samples' age is said once, at info level.
+      assert.doesNotMatch(stdout, /"level":(40|50)/)
+      assert.equal(stdout.match(/bundled GBFS samples/g)?.length, 1)
       assert.equal(await listening(port), false, 'the port is free')
       assert.throws(() => process.kill(nodePid as number, 0), /ESRCH/, 'no node process left behind')
     } finally {
