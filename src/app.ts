@@ -124,6 +124,7 @@ export async function createApp(deps: AppDeps) {
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Each connection holds a file descriptor: beyond the limit Node closes new ones at once rather than run out.
   app.server.maxConnections = limits.maxConnections
+  app.server.on('drop', () => metrics.connectionsRefused.inc())
   markEarlyAnswers(app)
   app.setValidatorCompiler(validatorCompiler())
   // The API speaks JSON only; any other body gets 415 rather than being read as text.

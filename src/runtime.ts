@@ -11,11 +11,12 @@ import { kvLocks } from './platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
 import { connectRedis, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
 import type { Kv, RateLimiter } from './platform/kv/types.ts'
-import { createMailer, registerMailJobs } from './platform/mail.ts'
-import { createMetrics } from './platform/metrics.ts'
+import { createMailer, type Mailer, registerMailJobs } from './platform/mail.ts'
+import { type CircuitValue, createMetrics, type Metrics } from './platform/metrics.ts'
 import type { ReadinessChecks } from './platform/readiness.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
 import type { Store } from './store/db.ts'
+import { jobCounts } from './store/job-stats.ts'
 import { kvJournal } from './store/kv-journal.ts'
 import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
@@ -42,6 +43,19 @@ export interface RuntimeOptions {
   /** What the operator should see while the start waits (a database that does not answer yet). */
   onStartupNotice?: (message: string) => void
 }
+
+// cockatiel's CircuitState (Closed 0, Open 1, HalfOpen 2, Isolated 3) as the metric's 0 closed, 1 half-open, 2 open.
+const CIRCUIT_VALUE: Record<number, CircuitValue> = { 0: 0, 1: 2, 2: 1, 3: 2 }
+
+/** A mailer that counts failed deliveries (mails_failed_total); the failure itself still goes to the caller. */
+const countFailedMails = (mailer: Mailer, metrics: Metrics): Mailer => ({
+  ...mailer,
+  send: (message) =>
+    mailer.send(message).catch((error: unknown) => {
+      metrics.mailsFailed.inc()
+      throw error
+    }),
+})
 
 /** Opens everything the app depends on, for the shape the configuration asks for. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -82,10 +96,24 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     providerList.rejected,
   )
   const metrics = createMetrics()
+  const resilience = createResilience({ metrics })
   // Polling every 5 s keeps the embedded database quiet between requests; vehicle actions start their job at once.
   const jobs = createJobs({ store, clock, pollMs: 5000 })
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir })
+  const mailer = countFailedMails(createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }), metrics)
   registerMailJobs(jobs, mailer)
+  metrics.setSources({
+    breakers: () =>
+      resilience.breakerStates().map(({ key, state }) => {
+        const [provider, environment = ''] = key.split('|')
+        return { provider, environment, state: CIRCUIT_VALUE[state] }
+      }),
+    jobs: () => jobCounts(store),
+    feedAges: () =>
+      registry.all().flatMap((p) => {
+        const seconds = p.connector?.feedAgeSeconds?.()
+        return seconds === undefined ? [] : [{ provider: p.entry.id, seconds }]
+      }),
+  })
   return {
     config,
     store,
@@ -95,7 +123,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     tokens,
     registry,
     metrics,
-    resilience: createResilience({ metrics }),
+    resilience,
     clock,
     logger: options.logger ?? (config.logLevel === 'silent' ? false : { level: config.logLevel }),
     jobs,

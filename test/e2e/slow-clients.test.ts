@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'
 import { describe, it } from 'node:test'
-import { createKey, createTenant, startHarness } from '../helpers/harness.ts'
+import { ADMIN_TOKEN, createKey, createTenant, startHarness } from '../helpers/harness.ts'
 import { listenAll } from '../helpers/listen.ts'
 
 const REQUEST_TIMEOUT_MS = 1500
@@ -179,6 +179,9 @@ describe('slow and abusive clients', () => {
       await new Promise((resolve) => refused.on('close', resolve))
       assert.equal(answer, '')
       await assert.rejects(fetch(`${base}/health`))
+      // Counted, so an operator sees the limit being hit.
+      const metrics = await h.request({ url: '/metrics', key: ADMIN_TOKEN })
+      assert.match(metrics.text, /^connections_refused_total [1-9]/m)
 
       // One closes: a new connection is served again.
       held.pop()?.destroy()
