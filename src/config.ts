@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseTokenKeys } from './platform/tokens.ts'
 
@@ -26,6 +27,8 @@ export interface Config {
   keepAliveTimeoutMs: number
   /** `auto`: a demo tenant on the first start of an empty embedded store; `true`: on an empty store of either shape. */
   demoTenant: 'auto' | 'true' | 'false'
+  /** Processes serving on this machine (node:cluster); more than 1 needs the distributed shape. */
+  workers: number
 }
 
 export class ConfigError extends Error {
@@ -100,6 +103,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
     demoTenant: oneOf('DEMO_TENANT', ['auto', 'true', 'false'], 'auto'),
+    workers: text('WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : int('WORKERS', 1, 1, 256),
+  }
+  if (config.workers > 1 && !(config.databaseUrl && config.redisUrl)) {
+    problems.push(
+      `WORKERS=${text('WORKERS')} (${config.workers} processes) needs DATABASE_URL and REDIS_URL: the embedded database ` +
+        'belongs to one process, and workers share rate limits, locks and sessions through Redis. Use WORKERS=1 without them',
+    )
   }
   if (config.databaseUrl && !config.tokenKeys) {
     problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')

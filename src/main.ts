@@ -1,6 +1,9 @@
+import cluster from 'node:cluster'
 import { API_PREFIX, createApp } from './app.ts'
-import { ConfigError, configWarnings, loadConfig } from './config.ts'
+import { runPrimary } from './cluster.ts'
+import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts'
 import { demoBanner, ensureDemoTenant } from './demo-tenant.ts'
+import { workerMetrics } from './platform/cluster-metrics.ts'
 import { StartupError } from './platform/startup-error.ts'
 import { openRuntime } from './runtime.ts'
 
@@ -10,6 +13,7 @@ async function main() {
     throw new StartupError(`Node.js 24 or newer is needed (this is ${process.versions.node}); run \`npm start\``)
   }
   const config = loadConfig()
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, (workers) => serviceBanner(config, workers))
   // Providers report problems while they run (a feed failing on refresh); until the service's log exists they wait here.
   const early: { level: 'warn' | 'info' | 'debug'; message: string }[] = []
   let log = (level: 'warn' | 'info' | 'debug', message: string): void => {
@@ -22,6 +26,8 @@ async function main() {
     // Before the log exists, and worth seeing at once: the start is waiting, not hanging.
     onStartupNotice: (message) => process.stderr.write(`Waiting: ${message}\n`),
   })
+  // A scrape reaches one worker; it answers for all of them.
+  if (cluster.isWorker) runtime.metrics.text = workerMetrics(runtime.metrics.registry)
   const app = await createApp(runtime)
   log = (level, message) => app.log[level](message)
   for (const { level, message } of early.splice(0)) log(level, message)
@@ -30,15 +36,13 @@ async function main() {
   const demo = await ensureDemoTenant(config, runtime.store, app.services.tenants)
   await app.listen({ port: config.port, host: config.host })
   runtime.jobs.start()
-  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`
   // For the person at the terminal, on stderr: stdout is the JSON log stream.
   if (demo) {
     app.log.info({ tenantId: demo.tenant.id }, 'demo tenant created; its keys went to the terminal (stderr), not here')
-    process.stderr.write(demoBanner(demo, base, API_PREFIX))
+    process.stderr.write(demoBanner(demo, baseUrl(config), API_PREFIX))
   }
-  process.stderr.write(
-    `\nMobility Aggregation Service on ${base}${API_PREFIX}\nAPI docs: ${base}${API_PREFIX}/docs\nMap explorer: ${base}/explorer\n\n`,
-  )
+  // With workers, the primary says it once for all of them.
+  if (!cluster.isWorker) process.stderr.write(serviceBanner(config))
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -53,6 +57,16 @@ async function main() {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+  // A worker whose primary is gone gets no more connections: it finishes what it has and leaves.
+  if (cluster.isWorker) cluster.worker?.on('disconnect', () => void stop('primary gone'))
+}
+
+const baseUrl = (config: Config) => `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`
+
+function serviceBanner(config: Config, workers = 1): string {
+  const base = baseUrl(config)
+  const processes = workers > 1 ? ` (${workers} worker processes)` : ''
+  return `\nMobility Aggregation Service on ${base}${API_PREFIX}${processes}\nAPI docs: ${base}${API_PREFIX}/docs\nMap explorer: ${base}/explorer\n\n`
 }
 
 main().catch((error) => {

@@ -46,6 +46,7 @@ export function createMetrics() {
   const sources: MetricSources = {}
   new Gauge({
     name: 'provider_circuit_state',
+    aggregator: 'max',
     help: 'Circuit breaker per provider and environment: 0 closed, 1 half-open, 2 open (calls refused)',
     labelNames: ['provider', 'environment'] as const,
     registers: [registry],
@@ -57,6 +58,7 @@ export function createMetrics() {
   })
   new Gauge({
     name: 'feed_age_seconds',
+    aggregator: 'max',
     help: 'Seconds since the live data of a feed-based provider was published (GBFS last_updated, GTFS-RT timestamp)',
     labelNames: ['provider'] as const,
     registers: [registry],
@@ -84,6 +86,7 @@ export function createMetrics() {
   }
   new Gauge({
     name: 'jobs_pending',
+    aggregator: 'first',
     help: 'Background jobs waiting or running, by kind (the shared table: the same on every instance)',
     labelNames: ['kind'] as const,
     registers: [registry],
@@ -96,6 +99,7 @@ export function createMetrics() {
   })
   new Counter({
     name: 'jobs_failed_total',
+    aggregator: 'first',
     help: 'Background jobs given up as failed, by kind (the shared table: the same on every instance)',
     labelNames: ['kind'] as const,
     registers: [registry],
@@ -113,6 +117,8 @@ export function createMetrics() {
     registry,
     requests,
     latency,
+    /** The Prometheus text of a scrape; a cluster worker replaces it with the merged metrics of every worker. */
+    text: (): Promise<string> => registry.metrics(),
     /** Tells the gauges where to read (see MetricSources). */
     setSources(next: MetricSources) {
       Object.assign(sources, next)

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { loadConfig } from '../../src/config.ts'
 import { DEFAULT_PROVIDERS, quietSamples } from '../../src/connectors/default-providers.ts'
 import { buildRegistry, loadProviderEntries } from '../../src/connectors/registry.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
@@ -18,6 +19,26 @@ const write = (name: string, text: string) => {
 }
 
 describe('start-up messages', () => {
+  it('WORKERS: 1 by default, auto is one per core, more than one needs DATABASE_URL and REDIS_URL', () => {
+    assert.equal(loadConfig({}).workers, 1)
+    const distributed = {
+      DATABASE_URL: 'postgres://127.0.0.1/x',
+      REDIS_URL: 'redis://127.0.0.1',
+      TOKEN_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+    }
+    assert.equal(loadConfig({ ...distributed, WORKERS: 'auto' }).workers, availableParallelism())
+    assert.equal(loadConfig({ ...distributed, WORKERS: '4' }).workers, 4)
+    assert.throws(
+      () => loadConfig({ WORKERS: '2' }),
+      /WORKERS=2 \(2 processes\) needs DATABASE_URL and REDIS_URL: the embedded database belongs to one process/,
+    )
+    assert.throws(
+      () => loadConfig({ WORKERS: '2', DATABASE_URL: distributed.DATABASE_URL, TOKEN_KEYS: distributed.TOKEN_KEYS }),
+      /needs DATABASE_URL and REDIS_URL/,
+    )
+    assert.throws(() => loadConfig({ WORKERS: 'many' }), /WORKERS must be an integer between 1 and 256/)
+  })
+
   it('a PROVIDERS_FILE that is missing or unreadable names the variable and the path, without a stack', () => {
     assert.throws(
       () => loadProviderEntries('./config/providers.yaml'),

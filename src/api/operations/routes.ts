@@ -67,7 +67,12 @@ export function operationsRoutes(
         produces: ['text/plain'],
       },
     },
-    async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    async (_request, reply) => {
+      const text = await metrics.text().catch(() => {
+        throw new ApiError('SERVICE_UNAVAILABLE', undefined, { reason: 'METRICS_UNAVAILABLE' })
+      })
+      return reply.type(metrics.registry.contentType).send(text)
+    },
   )
   app.get(
     `${apiPrefix}/openapi.json`,
