@@ -41,6 +41,7 @@ import { ApiError } from './http/errors.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
+import { traceRequests } from './http/tracing.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
@@ -48,6 +49,7 @@ import type { Mailer } from './platform/mail.ts'
 import type { Metrics } from './platform/metrics.ts'
 import type { ReadinessChecks } from './platform/readiness.ts'
 import type { TokenCipher } from './platform/tokens.ts'
+import type { Tracing } from './platform/tracing.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
 import { publicTransportRepo } from './store/public-transport-repo.ts'
@@ -78,6 +80,8 @@ export interface AppDeps {
   logger: boolean | Record<string, unknown>
   /** What GET /ready checks (the store, Redis when configured); read at each request. */
   readiness?: ReadinessChecks
+  /** Traces (OTLP), when configured. */
+  tracing?: Tracing
 }
 
 export type App = FastifyInstance
@@ -126,6 +130,8 @@ export async function createApp(deps: AppDeps) {
   app.server.maxConnections = limits.maxConnections
   app.server.on('drop', () => metrics.connectionsRefused.inc())
   markEarlyAnswers(app)
+  // First of the hooks, so that what authentication does (Redis, the database) is part of the request's trace.
+  if (deps.tracing) traceRequests(app, deps.tracing)
   app.setValidatorCompiler(validatorCompiler())
   // The API speaks JSON only; any other body gets 415 rather than being read as text.
   app.removeContentTypeParser('text/plain')
@@ -255,7 +261,7 @@ export async function createApp(deps: AppDeps) {
   })
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } })
 
-  const callProvider = providerCaller(deps.resilience)
+  const callProvider = providerCaller(deps.resilience, deps.tracing)
   const offers = offerTokens(tokens)
   const cars = {
     search: carSearch({

@@ -29,6 +29,10 @@ export interface Config {
   demoTenant: 'auto' | 'true' | 'false'
   /** Processes serving on this machine (node:cluster); more than 1 needs the distributed shape. */
   workers: number
+  /** Where traces go (OTLP/HTTP JSON, …/v1/traces); unset: no tracing at all. */
+  otlpTracesUrl?: string
+  /** `service.name` of the traces (OTEL_SERVICE_NAME). */
+  serviceName: string
 }
 
 export class ConfigError extends Error {
@@ -104,7 +108,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
     demoTenant: oneOf('DEMO_TENANT', ['auto', 'true', 'false'], 'auto'),
     workers: text('WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : int('WORKERS', 1, 1, 256),
+    serviceName: text('OTEL_SERVICE_NAME') ?? 'mobility-aggregation-service',
   }
+  // The OpenTelemetry variables: a base URL (the traces go to /v1/traces under it) or the traces URL itself.
+  const tracesUrl = url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:'])
+  const otlpBase = url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])
+  config.otlpTracesUrl = tracesUrl ?? (otlpBase ? `${otlpBase.replace(/\/+$/, '')}/v1/traces` : undefined)
   if (config.workers > 1 && !(config.databaseUrl && config.redisUrl)) {
     problems.push(
       `WORKERS=${text('WORKERS')} (${config.workers} processes) needs DATABASE_URL and REDIS_URL: the embedded database ` +

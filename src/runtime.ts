@@ -15,6 +15,7 @@ import { createMailer, type Mailer, registerMailJobs } from './platform/mail.ts'
 import { type CircuitValue, createMetrics, type Metrics } from './platform/metrics.ts'
 import type { ReadinessChecks } from './platform/readiness.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
+import { createTracing } from './platform/tracing.ts'
 import type { Store } from './store/db.ts'
 import { jobCounts } from './store/job-stats.ts'
 import { kvJournal } from './store/kv-journal.ts'
@@ -95,6 +96,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     CONNECTORS,
     providerList.rejected,
   )
+  // Off unless configured: without it nothing is wrapped or subscribed.
+  const tracing = config.otlpTracesUrl
+    ? createTracing({ url: config.otlpTracesUrl, serviceName: config.serviceName, warn: options.onStartupNotice })
+    : undefined
   const metrics = createMetrics()
   const resilience = createResilience({ metrics })
   // Polling every 5 s keeps the embedded database quiet between requests; vehicle actions start their job at once.
@@ -130,12 +135,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     mailer,
     geocoder: createGazetteerGeocoder(),
     readiness,
+    tracing,
     close: async () => {
       await jobs.stop()
       mailer.close()
       await registry.stop()
       await kv.close()
       await store.close()
+      await tracing?.shutdown()
     },
   }
 }
