@@ -25,6 +25,7 @@ async function main() {
     sampleLogger: { info: (message) => log('info', message), debug: (message) => log('debug', message) },
     // Before the log exists, and worth seeing at once: the start is waiting, not hanging.
     onStartupNotice: (message) => process.stderr.write(`Waiting: ${message}\n`),
+    onWarning: (message) => log('warn', message),
   })
   // A scrape reaches one worker; it answers for all of them.
   if (cluster.isWorker) runtime.metrics.text = workerMetrics(runtime.metrics.registry)

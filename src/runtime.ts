@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   sampleLogger?: { info(message: string): void; debug(message: string): void }
   /** What the operator should see while the start waits (a database that does not answer yet). */
   onStartupNotice?: (message: string) => void
+  /** Warnings of the service's own machinery while it runs (traces that cannot be sent). */
+  onWarning?: (message: string) => void
 }
 
 // cockatiel's CircuitState (Closed 0, Open 1, HalfOpen 2, Isolated 3) as the metric's 0 closed, 1 half-open, 2 open.
@@ -98,7 +100,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   )
   // Off unless configured: without it nothing is wrapped or subscribed.
   const tracing = config.otlpTracesUrl
-    ? createTracing({ url: config.otlpTracesUrl, serviceName: config.serviceName, warn: options.onStartupNotice })
+    ? createTracing({ url: config.otlpTracesUrl, serviceName: config.serviceName, warn: options.onWarning })
     : undefined
   const metrics = createMetrics()
   const resilience = createResilience({ metrics })
