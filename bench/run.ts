@@ -25,6 +25,7 @@ const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[
   { name: 'micro-index', load: () => import('./micro-index.ts') },
   { name: 'micro-search', load: () => import('./micro-search.ts') },
   { name: 'gtfs', load: () => import('./gtfs.ts') },
+  { name: 'workers', load: () => import('./workers.ts') },
 ]
 
 interface Ran {

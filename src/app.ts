@@ -41,13 +41,17 @@ import { clientErrorHandler, installErrorHandling, sendError } from './http/erro
 import { ApiError } from './http/errors.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
+import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
 import { documentTextRule } from './http/text-rule.ts'
+import { traceRequests } from './http/tracing.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
 import type { Mailer } from './platform/mail.ts'
 import type { Metrics } from './platform/metrics.ts'
+import type { ReadinessChecks } from './platform/readiness.ts'
 import type { TokenCipher } from './platform/tokens.ts'
+import type { Tracing } from './platform/tracing.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
 import { publicTransportRepo } from './store/public-transport-repo.ts'
@@ -76,6 +80,10 @@ export interface AppDeps {
   clock: () => Date
   /** Pino options, or false for silence (tests). */
   logger: boolean | Record<string, unknown>
+  /** What GET /ready checks (the store, Redis when configured); read at each request. */
+  readiness?: ReadinessChecks
+  /** Traces (OTLP), when configured. */
+  tracing?: Tracing
 }
 
 export type App = FastifyInstance
@@ -104,9 +112,11 @@ export async function createApp(deps: AppDeps) {
   const idPrefix = `req_${randomString(8)}`
   let requestCounter = 0
   const newRequestId = () => `${idPrefix}${(++requestCounter).toString(36).padStart(6, '0')}`
+  const limits = serverLimits(config)
   const app = Fastify({
     logger: deps.logger,
     bodyLimit: config.bodyLimit,
+    ...serverOptions(limits),
     return503OnClosing: false,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -120,6 +130,12 @@ export async function createApp(deps: AppDeps) {
     // Errors the router raises before a route is found (a malformed URL) get the envelope like every other.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // Each connection holds a file descriptor: beyond the limit Node closes new ones at once rather than run out.
+  app.server.maxConnections = limits.maxConnections
+  app.server.on('drop', () => metrics.connectionsRefused.inc())
+  markEarlyAnswers(app)
+  // First of the hooks, so that what authentication does (Redis, the database) is part of the request's trace.
+  if (deps.tracing) traceRequests(app, deps.tracing)
   app.setValidatorCompiler(validatorCompiler())
   // The API speaks JSON only; any other body gets 415 rather than being read as text.
   app.removeContentTypeParser('text/plain')
@@ -256,7 +272,7 @@ export async function createApp(deps: AppDeps) {
   })
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } })
 
-  const callProvider = providerCaller(deps.resilience)
+  const callProvider = providerCaller(deps.resilience, deps.tracing)
   const offers = offerTokens(tokens)
   const cars = {
     search: carSearch({
@@ -336,7 +352,7 @@ export async function createApp(deps: AppDeps) {
   await app.register(async (admin) => adminRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { tenants }), {
     prefix: ADMIN_PREFIX,
   })
-  operationsRoutes(app, { metrics, apiPrefix: API_PREFIX })
+  operationsRoutes(app, { metrics, apiPrefix: API_PREFIX, readiness: deps.readiness ?? {} })
 
   return Object.assign(app, { services: { tenants, keys } })
 }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { parseTokenKeys } from './platform/tokens.ts'
 
@@ -24,6 +25,20 @@ export interface Config {
   authFailureWindowSeconds: number
   /** Fastify's `trustProxy`: which proxies' X-Forwarded-For gives the client address. */
   trustProxy: boolean | number | string
+  /** A request whose headers and body have not all arrived by then is closed (slow clients). */
+  requestTimeoutMs: number
+  /** Connections beyond this many are refused (each holds a file descriptor). */
+  maxConnections: number
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number
+  /** `auto`: a demo tenant on the first start of an empty embedded store; `true`: on an empty store of either shape. */
+  demoTenant: 'auto' | 'true' | 'false'
+  /** Processes serving on this machine (node:cluster); more than 1 needs the distributed shape. */
+  workers: number
+  /** Where traces go (OTLP/HTTP JSON, …/v1/traces); unset: no tracing at all. */
+  otlpTracesUrl?: string
+  /** `service.name` of the traces (OTEL_SERVICE_NAME). */
+  serviceName: string
 }
 
 export class ConfigError extends Error {
@@ -66,6 +81,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     return raw
   }
 
+  const oneOf = <const V extends string>(name: string, values: readonly V[], fallback: V): V => {
+    const raw = text(name)
+    if (raw === undefined) return fallback
+    if (values.includes(raw.toLowerCase() as V)) return raw.toLowerCase() as V
+    problems.push(`${name} must be one of ${values.join(', ')} (got "${raw}")`)
+    return fallback
+  }
+
   const logLevel = (text('LOG_LEVEL') ?? 'info') as Config['logLevel']
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
@@ -89,6 +112,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authFailureLimit: int('AUTH_FAILURE_LIMIT', 100, 0, 1_000_000),
     authFailureWindowSeconds: int('AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     trustProxy: trustProxy(text('TRUST_PROXY'), problems),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
+    demoTenant: oneOf('DEMO_TENANT', ['auto', 'true', 'false'], 'auto'),
+    workers: text('WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : int('WORKERS', 1, 1, 256),
+    serviceName: text('OTEL_SERVICE_NAME') ?? 'mobility-aggregation-service',
+  }
+  // The OpenTelemetry variables: a base URL (the traces go to /v1/traces under it) or the traces URL itself.
+  const tracesUrl = url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:'])
+  const otlpBase = url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])
+  config.otlpTracesUrl = tracesUrl ?? (otlpBase ? `${otlpBase.replace(/\/+$/, '')}/v1/traces` : undefined)
+  if (config.workers > 1 && !(config.databaseUrl && config.redisUrl)) {
+    problems.push(
+      `WORKERS=${text('WORKERS')} (${config.workers} processes) needs DATABASE_URL and REDIS_URL: the embedded database ` +
+        'belongs to one process, and workers share rate limits, locks and sessions through Redis. Use WORKERS=1 without them',
+    )
   }
   if (config.databaseUrl && !config.tokenKeys) {
     problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')

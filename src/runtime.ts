@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm'
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
+import { quietSamples } from './connectors/default-providers.ts'
 import { buildRegistry, CONNECTORS, loadProviderEntries } from './connectors/registry.ts'
 import { createResilience } from './connectors/resilience.ts'
 import type { ConnectorDeps } from './connectors/types.ts'
@@ -9,15 +11,20 @@ import { kvLocks } from './platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
 import { connectRedis, failOverRateLimiter, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
 import type { Kv, RateLimiter } from './platform/kv/types.ts'
-import { createMailer, registerMailJobs } from './platform/mail.ts'
-import { createMetrics } from './platform/metrics.ts'
+import { createMailer, type Mailer, registerMailJobs } from './platform/mail.ts'
+import { type CircuitValue, createMetrics, type Metrics } from './platform/metrics.ts'
+import type { ReadinessChecks } from './platform/readiness.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
+import { createTracing } from './platform/tracing.ts'
 import type { Store } from './store/db.ts'
+import { jobCounts } from './store/job-stats.ts'
 import { kvJournal } from './store/kv-journal.ts'
 import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
+import { waitForDatabase } from './store/wait-for-database.ts'
 
 export interface Runtime extends AppDeps {
+  readiness: ReadinessChecks
   /** Closes the store, the shared state and the providers. */
   close(): Promise<void>
 }
@@ -32,21 +39,44 @@ export interface RuntimeOptions {
   onProviderProblem?: (providerId: string, message: string) => void
   /** Where providers report problems while they run (a feed failing on refresh); see ConnectorDeps.logger. */
   providerLogger?: ConnectorDeps['logger']
+  /** Where the bundled demo samples' expected quirks go (info once, details at debug), instead of providerLogger. */
+  sampleLogger?: { info(message: string): void; debug(message: string): void }
+  /** What the operator should see while the start waits (a database that does not answer yet). */
+  onStartupNotice?: (message: string) => void
+  /** Warnings of the service's own machinery while it runs (traces that cannot be sent). */
+  onWarning?: (message: string) => void
 }
 
 /** How long start-up waits for Redis (and the restore of what it lost) before it goes on without it. */
 const REDIS_START_WAIT_MS = 10_000
+// cockatiel's CircuitState (Closed 0, Open 1, HalfOpen 2, Isolated 3) as the metric's 0 closed, 1 half-open, 2 open.
+const CIRCUIT_VALUE: Record<number, CircuitValue> = { 0: 0, 1: 2, 2: 1, 3: 2 }
+
+/** A mailer that counts failed deliveries (mails_failed_total); the failure itself still goes to the caller. */
+const countFailedMails = (mailer: Mailer, metrics: Metrics): Mailer => ({
+  ...mailer,
+  send: (message) =>
+    mailer.send(message).catch((error: unknown) => {
+      metrics.mailsFailed.inc()
+      throw error
+    }),
+})
 
 /** Opens everything the app depends on, for the shape the configuration asks for. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const clock = options.clock ?? (() => new Date())
+  // Before anything is opened: a providers file that cannot be read stops the start at once.
+  const providerList = loadProviderEntries(config.providersFile)
+  if (config.databaseUrl) await waitForDatabase(config.databaseUrl, { onRetry: options.onStartupNotice })
   const store: Store = config.databaseUrl
     ? await openPostgres(config.databaseUrl)
     : await openPglite(options.inMemory ? undefined : `${config.dataDir}/db`)
   let kv: Kv
   let rateLimiter: RateLimiter
+  const readiness: ReadinessChecks = { store: () => store.db.execute(sql`select 1`) }
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl)
+    readiness.redis = () => redis.ping()
     const prefix = options.redisPrefix ?? 'mas:'
     // What lives an hour or longer (the sandbox providers' own records) is written through to the database too,
     // and put back should Redis come back without it.
@@ -65,20 +95,39 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   }
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
   const onProviderProblem = options.onProviderProblem ?? (() => {})
-  const providerList = loadProviderEntries(config.providersFile)
   for (const { at, message } of providerList.skipped) onProviderProblem(at, message)
   const registry = buildRegistry(
-    providerList.entries,
+    options.sampleLogger && !config.providersFile
+      ? quietSamples(providerList.entries, options.sampleLogger)
+      : providerList.entries,
     { kv, clock, ...(options.providerLogger ? { logger: options.providerLogger } : {}) },
     onProviderProblem,
     CONNECTORS,
     providerList.rejected,
   )
+  // Off unless configured: without it nothing is wrapped or subscribed.
+  const tracing = config.otlpTracesUrl
+    ? createTracing({ url: config.otlpTracesUrl, serviceName: config.serviceName, warn: options.onWarning })
+    : undefined
   const metrics = createMetrics()
+  const resilience = createResilience({ metrics })
   // Polling every 5 s keeps the embedded database quiet between requests; vehicle actions start their job at once.
   const jobs = createJobs({ store, clock, pollMs: 5000 })
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir })
+  const mailer = countFailedMails(createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }), metrics)
   registerMailJobs(jobs, mailer)
+  metrics.setSources({
+    breakers: () =>
+      resilience.breakerStates().map(({ key, state }) => {
+        const [provider, environment = ''] = key.split('|')
+        return { provider, environment, state: CIRCUIT_VALUE[state] }
+      }),
+    jobs: () => jobCounts(store),
+    feedAges: () =>
+      registry.all().flatMap((p) => {
+        const seconds = p.connector?.feedAgeSeconds?.()
+        return seconds === undefined ? [] : [{ provider: p.entry.id, seconds }]
+      }),
+  })
   return {
     config,
     store,
@@ -88,18 +137,21 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     tokens,
     registry,
     metrics,
-    resilience: createResilience({ metrics }),
+    resilience,
     clock,
     logger: options.logger ?? (config.logLevel === 'silent' ? false : { level: config.logLevel }),
     jobs,
     mailer,
     geocoder: createGazetteerGeocoder(),
+    readiness,
+    tracing,
     close: async () => {
       await jobs.stop()
       mailer.close()
       await registry.stop()
       await kv.close()
       await store.close()
+      await tracing?.shutdown()
     },
   }
 }

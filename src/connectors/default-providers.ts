@@ -96,3 +96,34 @@ export const DEFAULT_PROVIDERS: ProviderEntry[] = [
     options: { url: sampleFeed('v3.0'), localFeeds: true },
   },
 ]
+
+/** The built-in providers whose data are MobilityData's sample files: fixed, and years old by design. */
+export const SAMPLE_PROVIDER_IDS = ['gbfs-sample-oslo', 'gbfs-sample-paris']
+
+/**
+ * Gives the bundled sample systems a logger of their own: what their feeds' checks find (every `last_updated` is
+ * years old, a zone names a vehicle type the sample does not publish) is expected of demo data, so it is said once
+ * at info level with the details at debug, rather than as warnings that read like a failing start.
+ */
+export function quietSamples(
+  entries: ProviderEntry[],
+  log: { info(message: string): void; debug(message: string): void },
+): ProviderEntry[] {
+  let told = false
+  return entries.map((entry) => {
+    if (!SAMPLE_PROVIDER_IDS.includes(entry.id)) return entry
+    const logger = {
+      warn: (message: string) => {
+        if (!told) {
+          told = true
+          log.info(
+            `the bundled GBFS samples (${SAMPLE_PROVIDER_IDS.join(', ')}) are fixed demo data, years old by design: ` +
+              'served as they are (what their feed checks report is logged at debug level)',
+          )
+        }
+        log.debug(`gbfs ${entry.id}: ${message}`)
+      },
+    }
+    return { ...entry, options: { ...entry.options, logger } }
+  })
+}

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { Ajv } from 'ajv'
+import { resolve } from 'node:path'
+import { Ajv, type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import { Type } from 'typebox'
 import { parse as parseYaml } from 'yaml'
+import { StartupError } from '../platform/startup-error.ts'
 import { DEFAULT_PROVIDERS } from './default-providers.ts'
 import { gbfs } from './gbfs/index.ts'
 import { gtfs } from './gtfs/index.ts'
@@ -19,7 +21,9 @@ const ProviderEntrySchema = Type.Object(
     id: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     connector: Type.String({ minLength: 1 }),
-    environments: Type.Array(Type.Union([Type.Literal('live'), Type.Literal('test')]), {
+    // An enum rather than a union of literals: the validator then says "must be one of live, test", not three
+    // lines about constants and anyOf.
+    environments: Type.Array(Type.Unsafe<'live' | 'test'>({ type: 'string', enum: ['live', 'test'] }), {
       minItems: 1,
       uniqueItems: true,
     }),
@@ -58,11 +62,39 @@ const Identity = Type.Object({
   environments: ProviderEntrySchema.properties.environments,
 })
 
-const ajv = new Ajv({ allErrors: true })
+// verbose: errors carry the value found, so a message can say what was wrong, not only what was expected.
+const ajv = new Ajv({ allErrors: true, verbose: true })
 addFormats.default(ajv)
 const validateFile = ajv.compile(ProvidersFile)
 const validateEntry = ajv.compile(ProviderEntrySchema)
 const validateIdentity = ajv.compile(Identity)
+
+/** `/environments/0` → `environments[0]`, `/branding/primaryColor` → `branding.primaryColor`. */
+const fieldOf = (pointer: string) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : `${i === 0 ? '' : '.'}${part}`))
+    .join('')
+
+/** One readable phrase per problem ("environments[0] must be one of live, test (got "production")"). */
+function describeProblem(error: ErrorObject): string {
+  const field = fieldOf(error.instancePath)
+  const subject = field || 'the entry'
+  const params = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'required':
+      return `${field ? `${field}.` : ''}${String(params.missingProperty)} is required`
+    case 'enum':
+      return `${subject} must be one of ${(params.allowedValues as unknown[]).join(', ')} (got ${JSON.stringify(error.data)})`
+    case 'additionalProperties':
+      return `${subject} has a field that is not known (no additional properties allowed): "${String(params.additionalProperty)}"`
+    case 'type':
+      return `${subject} must be ${params.type === 'array' ? 'a list' : `a ${String(params.type)}`} (got ${JSON.stringify(error.data)})`
+    default:
+      return `${subject} ${error.message}${error.data === undefined || typeof error.data === 'object' ? '' : ` (got ${JSON.stringify(error.data)})`}`
+  }
+}
 
 export interface ProviderList {
   entries: ProviderEntry[]
@@ -80,11 +112,31 @@ export interface ProviderList {
 export function loadProviderEntries(file: string | undefined): ProviderList {
   const list: ProviderList = { entries: [], rejected: new Map(), skipped: [] }
   if (!file) return { ...list, entries: DEFAULT_PROVIDERS }
-  const text = readFileSync(file, 'utf8')
-  const parsed: unknown = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text)
-  if (!validateFile(parsed)) throw new Error(`PROVIDERS_FILE ${file} must be an object { "providers": [ ... ] }`)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT'
+        ? 'there is no such file'
+        : code === 'EACCES'
+          ? 'the service may not read it'
+          : code === 'EISDIR'
+            ? 'it is a directory, not a file'
+            : (error as Error).message
+    throw new StartupError(`PROVIDERS_FILE=${file} cannot be read: ${why} (resolved to ${resolve(file)})`)
+  }
+  let parsed: unknown
+  const yaml = /\.ya?ml$/i.test(file)
+  try {
+    parsed = yaml ? parseYaml(text) : JSON.parse(text)
+  } catch (error) {
+    throw new StartupError(`PROVIDERS_FILE=${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`)
+  }
+  if (!validateFile(parsed)) throw new StartupError(`PROVIDERS_FILE ${file} must be an object { "providers": [ ... ] }`)
   const problemsOf = (errors: typeof validateEntry.errors) =>
-    (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')
+    [...new Set((errors ?? []).map(describeProblem))].join('; ')
   ;(parsed as { providers: unknown[] }).providers.forEach((raw, i) => {
     const at = `PROVIDERS_FILE providers[${i}]`
     const valid = validateEntry(raw)

@@ -189,7 +189,10 @@ export function createResilience(options: ResilienceOptions) {
     })
   }
 
-  return { call }
+  /** Each breaker's key and state (cockatiel's CircuitState), for the metrics. */
+  const breakerStates = () => [...perProvider].map(([key, p]) => ({ key, state: p.breaker.state }))
+
+  return { call, breakerStates }
 }
 
 /** `value` after `ms`, unless the signal aborts first (a backoff pause, a delayed answer). */

@@ -76,6 +76,11 @@ export interface Connector {
   /** Starts background work (feed loading); a failure is reported, never thrown at start. */
   start?(): Promise<void>
   stop?(): Promise<void>
+  /**
+   * Seconds since the live data this provider serves was published (the stalest realtime feed), for connectors that
+   * read feeds; undefined while nothing is loaded. Exported as `feed_age_seconds`.
+   */
+  feedAgeSeconds?(): number | undefined
 }
 
 /** Builds a connector from a provider entry; throws when the options are wrong (so start reports it). */

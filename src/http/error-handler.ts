@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { errorMessage, negotiateLanguage } from '../platform/i18n/index.ts'
 import { outageIn } from '../platform/outage.ts'
 import { ApiError, type ErrorCode, isApiError, statusFor } from './errors.ts'
+import { answeredEarly } from './server-limits.ts'
 import { KEY_RULE_MESSAGE, TEXT_RULE_MESSAGE, TEXT_RULE_PATTERNS } from './text-rule.ts'
 
 interface ValidationIssue {
@@ -177,6 +178,7 @@ export function clientErrorHandler(newRequestId: () => string) {
     if (error.code === 'ECONNRESET' || socket.destroyed) return
     const reason = CLIENT_ERROR_REASONS[error.code ?? ''] ?? 'MALFORMED_REQUEST'
     const requestId = newRequestId()
+    if (answeredEarly(socket)) return void socket.destroy()
     const body = JSON.stringify({
       success: false,
       error: { code: 'INVALID_REQUEST', message: errorMessage('en', 'INVALID_REQUEST', reason), details: { reason } },

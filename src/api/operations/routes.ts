@@ -1,13 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ok } from '../../http/envelope.ts'
-import { responses } from '../../http/schemas.ts'
+import { ApiError } from '../../http/errors.ts'
+import { OneOf, responses } from '../../http/schemas.ts'
 import type { Metrics } from '../../platform/metrics.ts'
+import { checkReadiness, type ReadinessChecks } from '../../platform/readiness.ts'
 
-/** Health, Prometheus metrics (admin token) and the OpenAPI document. */
+/** Each dependency must answer within this, so a probe never hangs on one (load balancers give up after a few s). */
+const READY_CHECK_TIMEOUT_MS = 1000
+const CheckStatus = OneOf(['OK', 'FAILED', 'TIMEOUT'] as const)
+
+/** Liveness, readiness, Prometheus metrics (admin token) and the OpenAPI document. */
 export function operationsRoutes(
   app: FastifyInstance,
-  { metrics, apiPrefix }: { metrics: Metrics; apiPrefix: string },
+  { metrics, apiPrefix, readiness }: { metrics: Metrics; apiPrefix: string; readiness: ReadinessChecks },
 ) {
   app.get(
     '/health',
@@ -15,10 +21,39 @@ export function operationsRoutes(
       schema: {
         tags: ['Operations'],
         summary: 'Liveness',
+        description:
+          'The process runs and answers HTTP. Checks no dependency: restart the process only when this fails.',
+        security: [],
         response: responses(Type.Object({ status: Type.Literal('ok') })),
       },
     },
     async (request) => ok(request, { status: 'ok' as const }),
+  )
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['Operations'],
+        summary: 'Readiness',
+        description:
+          'Whether this instance can serve requests: the store (the embedded database or PostgreSQL) and, when configured, Redis answered within 1 s each. 503 SERVICE_UNAVAILABLE otherwise, with `details.checks` naming what failed (`FAILED` or `TIMEOUT`). Take the instance out of the load balancer while it fails; do not restart it for that.',
+        security: [],
+        response: responses(
+          Type.Object({
+            status: Type.Literal('ready'),
+            checks: Type.Object({ store: CheckStatus, redis: Type.Optional(CheckStatus) }),
+          }),
+        ),
+      },
+    },
+    async (request, reply) => {
+      const { ready, checks } = await checkReadiness(readiness, READY_CHECK_TIMEOUT_MS)
+      reply.header('cache-control', 'no-store')
+      if (!ready) {
+        throw new ApiError('SERVICE_UNAVAILABLE', undefined, { reason: 'NOT_READY', checks })
+      }
+      return ok(request, { status: 'ready' as const, checks: checks as { store: 'OK'; redis?: 'OK' } })
+    },
   )
   app.get(
     '/metrics',
@@ -32,7 +67,12 @@ export function operationsRoutes(
         produces: ['text/plain'],
       },
     },
-    async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    async (_request, reply) => {
+      const text = await metrics.text().catch(() => {
+        throw new ApiError('SERVICE_UNAVAILABLE', undefined, { reason: 'METRICS_UNAVAILABLE' })
+      })
+      return reply.type(metrics.registry.contentType).send(text)
+    },
   )
   app.get(
     `${apiPrefix}/openapi.json`,

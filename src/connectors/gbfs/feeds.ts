@@ -104,6 +104,16 @@ export class GbfsFeeds {
     return this.feeds.get(name)?.envelope
   }
 
+  /** The oldest `last_updated` among the realtime feeds in use (vehicles, stations): how stale the data served is. */
+  realtimeLastUpdated(): Date | undefined {
+    let oldest: Date | undefined
+    for (const name of REALTIME) {
+      const at = this.get(name as FeedName)?.lastUpdated
+      if (at && (!oldest || at < oldest)) oldest = at
+    }
+    return oldest
+  }
+
   hash(name: FeedName): string {
     return this.feeds.get(name)?.hash ?? '-'
   }

@@ -332,6 +332,10 @@ export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     },
     problems: () => log.list(),
     feedUrls: () => feeds.urls(),
+    feedAgeSeconds: () => {
+      const published = feeds.realtimeLastUpdated()
+      return published ? (deps.clock().getTime() - published.getTime()) / 1000 : undefined
+    },
   }
 }
 

@@ -285,6 +285,8 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
       }
     },
     problems: () => log.list(),
+    // Only the realtime feed says when it was published; a static timetable has no age worth alerting on.
+    feedAgeSeconds: () => (snapshot ? (deps.clock().getTime() - snapshot.timestamp) / 1000 : undefined),
   }
 }
 

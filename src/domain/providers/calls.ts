@@ -4,6 +4,7 @@ import { SANDBOX_SCENARIOS } from '../../connectors/sandbox/common.ts'
 import type { CallContext, Connector, Operation, Provider, Scenario } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import { outageIn } from '../../platform/outage.ts'
+import type { Tracing } from '../../platform/tracing.ts'
 import type { TenantRow } from '../../store/schema.ts'
 import type { Environment } from '../tenants/permissions.ts'
 import { providersFor } from './directory.ts'
@@ -56,7 +57,7 @@ export function parseScenarios(header: string | string[] | undefined, environmen
  * Calls one provider through the resilience layer with the caller's context. The deadline is the caller's budget,
  * except for a provider a test scenario tells to time out, which misses a short one instead.
  */
-export function providerCaller(resilience: Resilience) {
+export function providerCaller(resilience: Resilience, tracing?: Tracing) {
   return function callProvider<C extends Connector, T>(
     caller: Caller,
     provider: Provider & { connector: C },
@@ -76,31 +77,36 @@ export function providerCaller(resilience: Resilience) {
     const staged = caller.scenarios.some((s) => !s.target || s.target === id)
     const breakerKey = `${id}|${caller.environment}`
     const deadline = Date.now() + (timesOut ? Math.min(budgetMs, SCENARIO_TIMEOUT_MS) : budgetMs)
-    return resilience
-      .call({ provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey, staged }, (signal) =>
-        // A provider provider-error or provider-timeout aims at fails here, whatever its connector (GBFS and GTFS
-        // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
-        fails
-          ? Promise.reject(
-              new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {
-                reason: 'SCENARIO',
-                operation,
-              }),
-            )
-          : timesOut
-            ? never(signal)
-            : fn(provider.connector, {
-                signal,
-                now: caller.now,
-                language: caller.language,
-                tenantId: caller.tenant.id,
-                environment: caller.environment,
-                scenarios: caller.scenarios,
-              })
-                .then((answer) => (slow ? later(answer, SCENARIO_SLOW_MS, signal) : answer))
-                .catch(passOutage),
-      )
-      .then(unwrapOutage)
+    const call = () =>
+      resilience
+        .call({ provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey, staged }, (signal) =>
+          // A provider provider-error or provider-timeout aims at fails here, whatever its connector (GBFS and GTFS
+          // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
+          fails
+            ? Promise.reject(
+                new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {
+                  reason: 'SCENARIO',
+                  operation,
+                }),
+              )
+            : timesOut
+              ? never(signal)
+              : fn(provider.connector, {
+                  signal,
+                  now: caller.now,
+                  language: caller.language,
+                  tenantId: caller.tenant.id,
+                  environment: caller.environment,
+                  scenarios: caller.scenarios,
+                })
+                  .then((answer) => (slow ? later(answer, SCENARIO_SLOW_MS, signal) : answer))
+                  .catch(passOutage),
+        )
+        .then(unwrapOutage)
+    // The connector's own calls (HTTP, Redis) become children of the provider call's span.
+    return tracing
+      ? tracing.trace(`provider ${id} ${operation}`, { 'provider.id': id, 'provider.operation': operation }, call)
+      : call()
   }
 }
 
