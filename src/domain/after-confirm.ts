@@ -19,7 +19,7 @@ export const WRITE_PAUSES_MS = [100, 400, 1000]
  * to take it over, before a job cancels it: longer than the retries of spec 7.3 (1 + 2 + 4 + 8 s) take.
  */
 export const UNDO_GRACE_MS = 60_000
-/** Undo and record-later jobs keep trying this often (backoff 30 s … 1 h, so about 4 hours in all). */
+/** Undo and record-later jobs keep trying this often (backoff 30 s … 1 h, so about three hours in all). */
 export const FOLLOW_UP_ATTEMPTS = 10
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -86,8 +86,9 @@ export interface FollowUpDeps {
 /**
  * Schedules work that must happen after a provider's confirmation (undo at the provider, or write the record later)
  * as a job with a fixed id, so it survives a restart and runs once across instances. With `delayMs` 0 it is also run
- * here and now. When even the job cannot be written, `inline` does the work in this process, once, and a failure is
- * logged for the operator with everything needed to finish it by hand.
+ * here and now. When even the job cannot be written, `inline` does the work in this process, once (an undo then
+ * skips asking the store whether the record landed after all: it just failed to write it, and is down), and a
+ * failure is logged for the operator with everything needed to finish it by hand.
  */
 export function followUps({ jobs, clock, log }: FollowUpDeps) {
   return async function schedule(

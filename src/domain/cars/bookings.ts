@@ -291,17 +291,17 @@ export function carBookings(deps: BookingDeps) {
   /**
    * Cancels at the provider a booking the service could not record, unless a retry with the same token recorded it
    * meanwhile. Holds the token's booking lock (as a booking attempt does), so it never cancels what a retry is
-   * taking over; `lockHeld` when the caller holds it already.
+   * taking over.
    */
-  async function undoBooking(job: UndoBooking, owner: string, lockHeld = false) {
+  async function undoBooking(job: UndoBooking, owner: string) {
     const lock = `cars:book-lock:${job.nonce}`
-    if (!lockHeld && !(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
+    if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
       throw new Error('a booking attempt with the same token is running; the undo waits for it')
     try {
       const recorded = (await deps.kv.get(`cars:booked:${job.nonce}`)) ?? (await deps.repo.bookingIdForToken(job.nonce))
       if (!recorded) await cancelAtProvider(job)
     } finally {
-      if (!lockHeld) await deps.kv.deleteIfEquals(lock, owner)
+      await deps.kv.deleteIfEquals(lock, owner)
     }
   }
 
@@ -519,7 +519,7 @@ export function carBookings(deps: BookingDeps) {
             { ...undo },
             {
               delayMs: UNDO_GRACE_MS,
-              inline: () => undoBooking(undo, owner, true),
+              inline: () => cancelAtProvider(undo),
             },
           )
           throw notRecorded({ prebookedOfferToken: 'is still usable: retry with it' })

@@ -224,9 +224,12 @@ export function micromobilityTrips(deps: TripsDeps) {
     throw new Error(`trip ${job.tripId} kept changing while its transition was recorded`)
   }
 
-  /** Releases or ends at the provider what the service could not record, unless the record was written after all. */
-  async function undoTrip(job: UndoTrip) {
-    if (await repo.findById(job.tripId)) return
+  /**
+   * Releases or ends at the provider what the service could not record, unless the record was written after all
+   * (not looked up when the request does it itself, its store being down).
+   */
+  async function undoTrip(job: UndoTrip, lookUp = true) {
+    if (lookUp && (await repo.findById(job.tripId))) return
     const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, clock())
     const p = requireProvider(deps.registry, caller, job.providerId, isMicromobilityConnector) as MicroProvider
     const trips = tripsOf(p)
@@ -265,7 +268,12 @@ export function micromobilityTrips(deps: TripsDeps) {
         reference: row.providerReference!,
         undo,
       }
-      await followUp(JOB_UNDO_TRIP, `undo_trip_${row.id}`, { ...job }, { delayMs: 0, inline: () => undoTrip(job) })
+      await followUp(
+        JOB_UNDO_TRIP,
+        `undo_trip_${row.id}`,
+        { ...job },
+        { delayMs: 0, inline: () => undoTrip(job, false) },
+      )
       throw notRecorded({ vehicleToken: 'is still usable: retry with it' })
     })
 

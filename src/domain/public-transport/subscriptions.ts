@@ -172,8 +172,8 @@ export function publicTransportSubscriptions(deps: {
   }
 
   /** Withdraws at the provider what could not be recorded; records it instead where the provider will not. */
-  async function undoSubscription(job: UndoSubscription) {
-    if (await deps.repo.findSubscription(job.tenantId, job.environment, job.row.id)) return
+  async function undoSubscription(job: UndoSubscription, lookUp = true) {
+    if (lookUp && (await deps.repo.findSubscription(job.tenantId, job.environment, job.row.id))) return
     const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
     const p = sellerFor(caller, job.providerId)
     try {
@@ -284,7 +284,7 @@ export function publicTransportSubscriptions(deps: {
           { ...job },
           {
             delayMs: 0,
-            inline: () => undoSubscription(job),
+            inline: () => undoSubscription(job, false),
           },
         )
         throw notRecorded({})

@@ -195,16 +195,16 @@ export function publicTransportTickets(deps: TicketDeps) {
 
   /**
    * Cancels at the provider tickets the service could not record, unless a retry with the same token recorded them
-   * meanwhile; holds the token's booking lock as a booking attempt does (`lockHeld`: the caller holds it).
+   * meanwhile; holds the token's booking lock as a booking attempt does.
    */
-  async function undoTickets(job: UndoTickets, owner: string, lockHeld = false) {
+  async function undoTickets(job: UndoTickets, owner: string) {
     const lock = `pt:book-lock:${job.nonce}`
-    if (!lockHeld && !(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
+    if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
       throw new Error('a booking attempt with the same token is running; the undo waits for it')
     try {
       if (!(await deps.repo.bookingIdForToken(job.nonce))) await cancelAtProvider(job)
     } finally {
-      if (!lockHeld) await deps.kv.deleteIfEquals(lock, owner)
+      await deps.kv.deleteIfEquals(lock, owner)
     }
   }
 
@@ -377,7 +377,7 @@ export function publicTransportTickets(deps: TicketDeps) {
             { ...undo },
             {
               delayMs: UNDO_GRACE_MS,
-              inline: () => undoTickets(undo, owner, true),
+              inline: () => cancelAtProvider(undo),
             },
           )
           throw notRecorded({ prebookedOfferToken: 'is still usable: retry with it' })
