@@ -213,6 +213,27 @@ describe('trips, tickets and subscriptions: after the provider said yes, nothing
     assert.notEqual(retry.body.data.providerReference, tried.providerReference)
   })
 
+  it('attempts meeting one that cannot record: 409 BOOKING_IN_PROGRESS (retry), never ALREADY_USED without a booking', async () => {
+    const token = await prebookedTicket()
+    faults.fail('publicTransport.insertBooking')
+    const first = buyTickets(token)
+    // The first attempt holds the token while it retries its write; these meet it there.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const others = await Promise.all([buyTickets(token), buyTickets(token), buyTickets(token)])
+    notRecorded(await first)
+    faults.heal()
+    for (const res of others) {
+      assert.equal(res.status, 409, res.text)
+      assert.equal(res.body.error.code, 'INTERNAL_ERROR', 'no booking exists, so the token is not spent')
+      assert.equal(res.body.error.details.retryable, true)
+    }
+    const retry = await buyTickets(token)
+    assert.equal(retry.status, 201, retry.text)
+    const again = await buyTickets(token)
+    assert.equal(again.body.error.code, 'OFFER_TOKEN_ALREADY_USED')
+    assert.equal(again.body.error.details.bookingId, retry.body.data.bookingId)
+  })
+
   it('a ticket cancellation the store cannot take at once: answered CANCELLED, recorded by a job', async () => {
     const bought = await buyTickets(await prebookedTicket())
     assert.equal(bought.status, 201, bought.text)

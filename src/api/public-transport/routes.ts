@@ -133,7 +133,7 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       schema: {
         ...doc(
           'Book tickets',
-          'Once per prebooked token (409 OFFER_TOKEN_ALREADY_USED afterwards). 400 BOOKING_FAILED when the provider rejects it. Tickets may still be PENDING: read them with GET .../tickets. 403 DATA_RETENTION_NONE under retention NONE. 503 SERVICE_UNAVAILABLE with `details.reason: NOT_RECORDED` when the provider sold the tickets but the service could not record them: the token stays usable, and a retry with it within a minute takes them over (later they are cancelled at the provider).',
+          'Once per prebooked token (409 OFFER_TOKEN_ALREADY_USED with details.bookingId afterwards; an attempt while another with the same token runs answers 409 INTERNAL_ERROR, reason BOOKING_IN_PROGRESS: retry). 400 BOOKING_FAILED when the provider rejects it. Tickets may still be PENDING: read them with GET .../tickets. 403 DATA_RETENTION_NONE under retention NONE. 503 SERVICE_UNAVAILABLE with `details.reason: NOT_RECORDED` when the provider sold the tickets but the service could not record them: the token stays usable, and a retry with it within a minute takes them over (later they are cancelled at the provider).',
         ),
         body: PtBookingCreate,
         response: responses(PtBooking, 201),

@@ -55,6 +55,9 @@ interface RecordTickets {
 }
 
 const undoJobId = (nonce: string) => `undo_tickets_${nonce}`
+/** Spec 7.2's 409 INTERNAL_ERROR: another request is at it; retry. */
+const inProgress = () =>
+  new ApiError('INTERNAL_ERROR', undefined, { reason: 'BOOKING_IN_PROGRESS', retryable: true }, { status: 409 })
 
 const presentTicket = (t: ProviderTicket) => ({
   ticketId: t.ticketId,
@@ -215,14 +218,7 @@ export function publicTransportTickets(deps: TicketDeps) {
   async function leftOver(caller: Caller, p: PtProvider, ticketing: TransitTicketing, nonce: string) {
     const job = await deps.jobs.get(undoJobId(nonce))
     if (!job || job.status === 'done') return undefined
-    if (job.status === 'running') {
-      throw new ApiError(
-        'INTERNAL_ERROR',
-        undefined,
-        { reason: 'BOOKING_IN_PROGRESS', retryable: true },
-        { status: 409 },
-      )
-    }
+    if (job.status === 'running') throw inProgress()
     const undo = job.payload as unknown as UndoTickets
     if (undo.providerId !== p.entry.id) return undefined
     const booked = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(undo.reference, ctx))
@@ -333,7 +329,13 @@ export function publicTransportTickets(deps: TicketDeps) {
         })
       const lock = `pt:book-lock:${claim.n}`
       const owner = randomBytes(8).toString('hex')
-      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) throw used()
+      // Another attempt with the token is running: ALREADY_USED only once it recorded a booking, since a failed
+      // attempt leaves the token usable (as for cars).
+      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) {
+        const existing = await deps.repo.bookingIdForToken(claim.n)
+        if (existing) throw used(existing)
+        throw inProgress()
+      }
       try {
         const existing = await deps.repo.bookingIdForToken(claim.n)
         if (existing) throw used(existing)
