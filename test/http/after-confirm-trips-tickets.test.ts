@@ -145,6 +145,24 @@ describe('trips, tickets and subscriptions: after the provider said yes, nothing
     assert.equal((await providerTrip(String(reference.providerReference))).status, 'ENDED')
   })
 
+  it('CANCEL of a reservation the store cannot take at once: answered CANCELLED, recorded by a job', async () => {
+    const reserved = await trip({ action: 'RESERVE', vehicleToken: await scooter() })
+    assert.equal(reserved.status, 201, reserved.text)
+    const tripId = reserved.body.data.tripId
+    faults.fail('trips.update')
+    const cancelled = await h.api('POST', `/micromobility/trips/${tripId}/cancel`, t.secret)
+    faults.heal()
+    assert.equal(cancelled.status, 200, cancelled.text)
+    assert.equal(cancelled.body.data.status, 'CANCELLED')
+    const reference = String(lastFailed('trips.update').providerReference)
+    assert.equal((await providerTrip(reference)).status, 'RELEASED')
+    h.clock.advance(PAST_BACKOFF_MS)
+    await runJobs(h)
+    const read = await h.api('GET', `/micromobility/trips/${tripId}`, t.secret)
+    assert.equal(read.body.data.status, 'CANCELLED', read.text)
+    assert.equal(read.body.data.cancellationReason, 'CANCELLED_BY_USER')
+  })
+
   // --- public transport -------------------------------------------------------------------------------------------
 
   const transit = () => h.runtimes[0].registry.get('sandbox-transit')!.connector as PublicTransportConnector
