@@ -84,6 +84,15 @@ export interface AppDeps {
   readiness?: ReadinessChecks
   /** Traces (OTLP), when configured. */
   tracing?: Tracing
+  /** Wraps the repositories of bookings, trips and tickets (tests put a store that fails at a chosen moment here). */
+  wrapRepos?: (repos: Repos) => Repos
+}
+
+/** The repositories the booking flows write to after a provider's confirmation. */
+export interface Repos {
+  carBookings: ReturnType<typeof carBookingsRepo>
+  trips: ReturnType<typeof tripsRepo>
+  publicTransport: ReturnType<typeof publicTransportRepo>
 }
 
 export type App = FastifyInstance
@@ -273,6 +282,13 @@ export async function createApp(deps: AppDeps) {
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } })
 
   const callProvider = providerCaller(deps.resilience, deps.tracing)
+  const plainRepos: Repos = {
+    carBookings: carBookingsRepo(store.db),
+    trips: tripsRepo(store.db),
+    publicTransport: publicTransportRepo(store.db),
+  }
+  const repos = deps.wrapRepos ? deps.wrapRepos(plainRepos) : plainRepos
+  const followUpDeps = { jobs: deps.jobs, tenants: repo, clock, log: app.log }
   const offers = offerTokens(tokens)
   const cars = {
     search: carSearch({
@@ -292,8 +308,9 @@ export async function createApp(deps: AppDeps) {
       kv,
       tokens,
       offerTokens: offers,
-      repo: carBookingsRepo(store.db),
+      repo: repos.carBookings,
       offerTokenTtlSeconds: config.offerTokenTtlSeconds,
+      ...followUpDeps,
       notifier: mailNotifier({
         jobs: deps.jobs,
         mailer: deps.mailer,
@@ -318,7 +335,8 @@ export async function createApp(deps: AppDeps) {
     offerTokens: offers,
     kv,
     geocoder: deps.geocoder,
-    repo: publicTransportRepo(store.db),
+    repo: repos.publicTransport,
+    ...followUpDeps,
     timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
     offerTokenTtlSeconds: config.offerTokenTtlSeconds,
   })
@@ -327,12 +345,10 @@ export async function createApp(deps: AppDeps) {
     trips: micromobilityTrips({
       registry,
       callProvider,
-      repo: tripsRepo(store.db),
+      repo: repos.trips,
       vehicles: microVehicles,
       vehicleTokens: vehicleTokensOf,
-      jobs: deps.jobs,
-      tenants: repo,
-      clock,
+      ...followUpDeps,
     }),
     clock,
   }

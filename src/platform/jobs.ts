@@ -22,6 +22,11 @@ export interface EnqueueOptions {
   maxAttempts?: number
   /** An explicit id makes enqueueing idempotent: a second enqueue with the same id does nothing. */
   id?: string
+  /**
+   * With `id`: a job of that id that is over (done or failed) is set up again with this payload, so one id can stand
+   * for "the current piece of work on X" (undoing what one token booked) across several rounds.
+   */
+  replaceFinished?: boolean
 }
 
 /** pino's signature, so a Fastify logger fits. */
@@ -98,7 +103,8 @@ export function createJobs(options: JobsOptions) {
   let inFlight: Promise<unknown> | undefined
   let polling = false
 
-  const claim = async (limit: number): Promise<ClaimedRow[]> => {
+  /** Claims due jobs, or only the job `only` when it is due. */
+  const claim = async (limit: number, only?: string): Promise<ClaimedRow[]> => {
     const now = clock()
     const nowIso = now.toISOString()
     const lockedUntil = new Date(now.getTime() + leaseMs).toISOString()
@@ -108,8 +114,9 @@ export function createJobs(options: JobsOptions) {
          SET status = 'running', locked_until = ${lockedUntil}::timestamptz, attempts = attempts + 1
        WHERE id IN (
          SELECT id FROM jobs
-          WHERE (status = 'pending' AND run_at <= ${nowIso}::timestamptz)
-             OR (status = 'running' AND locked_until < ${nowIso}::timestamptz)
+          WHERE ${only === undefined ? sql`TRUE` : sql`id = ${only}`}
+            AND ((status = 'pending' AND run_at <= ${nowIso}::timestamptz)
+              OR (status = 'running' AND locked_until < ${nowIso}::timestamptz))
           ORDER BY run_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
@@ -212,18 +219,32 @@ export function createJobs(options: JobsOptions) {
     async enqueue(kind: string, payload: object, enqueueOptions: EnqueueOptions = {}): Promise<string> {
       const id = enqueueOptions.id ?? `job_${randomBytes(8).toString('hex')}`
       const now = clock()
-      await db
-        .insert(jobs)
-        .values({
-          id,
-          kind,
-          payload: payload as Record<string, unknown>,
-          status: 'pending',
-          runAt: enqueueOptions.runAt ?? now,
-          maxAttempts: enqueueOptions.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-          createdAt: now,
-        })
-        .onConflictDoNothing({ target: jobs.id })
+      const values = {
+        id,
+        kind,
+        payload: payload as Record<string, unknown>,
+        status: 'pending' as const,
+        runAt: enqueueOptions.runAt ?? now,
+        maxAttempts: enqueueOptions.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        createdAt: now,
+      }
+      const insert = db.insert(jobs).values(values)
+      await (enqueueOptions.replaceFinished
+        ? insert.onConflictDoUpdate({
+            target: jobs.id,
+            set: {
+              kind,
+              payload: values.payload,
+              status: 'pending',
+              runAt: values.runAt,
+              maxAttempts: values.maxAttempts,
+              attempts: 0,
+              lockedUntil: null,
+              lastError: null,
+            },
+            setWhere: sql`${jobs.status} IN ('done', 'failed')`,
+          })
+        : insert.onConflictDoNothing({ target: jobs.id }))
       return id
     },
 
@@ -233,6 +254,17 @@ export function createJobs(options: JobsOptions) {
     },
 
     runDue,
+
+    /**
+     * Runs the job `id` here and now if it is due and nobody else holds it (the same claim as polling, so it still
+     * runs once across instances); a failed run is retried later as usual. True when it ran.
+     */
+    async runNow(id: string): Promise<boolean> {
+      const [row] = await claim(1, id)
+      if (!row) return false
+      await runOne(row)
+      return true
+    },
 
     /** Polls every `pollMs` until `stop()`; runs never overlap, and the timer never keeps the process alive. */
     start(): void {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { createApp } from '../../src/app.ts'
+import { type AppDeps, createApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { generateTokenKeys } from '../../src/platform/tokens.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
@@ -117,6 +117,8 @@ export interface HarnessOptions {
   instances?: number
   /** Embedded shape: the database in DATA_DIR, as `npm start` has it, instead of in memory (for `restart`). */
   persistent?: boolean
+  /** Changes what each app is built from (a test wraps a repository or the key-value store); at every start. */
+  decorate?: (deps: AppDeps) => AppDeps
 }
 
 /** Starts the service in the shape under test: one embedded instance, or two instances on PostgreSQL + Redis. */
@@ -146,7 +148,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const apps: Awaited<ReturnType<typeof createApp>>[] = []
   const start = async () => {
     runtimes.push(...(await open()))
-    apps.push(...(await Promise.all(runtimes.map((runtime) => createApp(runtime)))))
+    const decorate = options.decorate ?? ((deps: AppDeps) => deps)
+    apps.push(...(await Promise.all(runtimes.map((runtime) => createApp(decorate(runtime))))))
   }
   const stop = async () => {
     for (const app of apps.splice(0)) await app.close()

@@ -129,7 +129,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       schema: {
         ...doc(
           'Book',
-          'Consumes the prebooked token exactly once (409 OFFER_TOKEN_ALREADY_USED afterwards; a failed attempt leaves it usable). MISSING_REQUIRED_FIELD lists `details.requiredFields`: repeat with them in `additionalFields`; the token stays usable while they are collected, another full validity from each such answer (`details.usableUntil`). When other bookings took every car of the offer meanwhile: 409 NO_AVAILABLE_CARD with details.reason VEHICLE_NOT_AVAILABLE (search again). Under data retention NONE the `bookingId` is a `zr1_` reference that only the client keeps.',
+          'Consumes the prebooked token exactly once (409 OFFER_TOKEN_ALREADY_USED afterwards; a failed attempt leaves it usable). MISSING_REQUIRED_FIELD lists `details.requiredFields`: repeat with them in `additionalFields`; the token stays usable while they are collected, another full validity from each such answer (`details.usableUntil`). When other bookings took every car of the offer meanwhile: 409 NO_AVAILABLE_CARD with details.reason VEHICLE_NOT_AVAILABLE (search again). Under data retention NONE the `bookingId` is a `zr1_` reference that only the client keeps. 503 SERVICE_UNAVAILABLE with `details.reason: NOT_RECORDED` when the provider booked but the service could not record it: the token stays usable, and a retry with it within a minute takes that booking over (later it is cancelled at the provider and the retry books anew).',
         ),
         body: BookingCreate,
         response: responses(Booking, 201),

@@ -98,7 +98,7 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
       schema: {
         ...doc(
           'Reserve or start a trip',
-          `${TRIP_STATES} An expired, invalid or unknown vehicleToken answers 404 NOT_FOUND (spec 7.1; details.reason VEHICLE_TOKEN_EXPIRED when it ran out). A vehicle another trip holds (the losers of a race for one vehicle), or one no longer available, answers 404 OFFER_EXPIRED with details.reason VEHICLE_NOT_AVAILABLE (spec 7.1: offer sold out; do not retry, choose another vehicle). scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH).`,
+          `${TRIP_STATES} An expired, invalid or unknown vehicleToken answers 404 NOT_FOUND (spec 7.1; details.reason VEHICLE_TOKEN_EXPIRED when it ran out). A vehicle another trip holds (the losers of a race for one vehicle), or one no longer available, answers 404 OFFER_EXPIRED with details.reason VEHICLE_NOT_AVAILABLE (spec 7.1: offer sold out; do not retry, choose another vehicle). scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH). 503 SERVICE_UNAVAILABLE with details.reason NOT_RECORDED when the provider reserved or started but the service could not record the trip: the vehicle is released (the ride ended) at once, so retry with the same vehicleToken.`,
         ),
         body: TripRequest,
         response: responses(Trip, 201),

@@ -133,7 +133,7 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       schema: {
         ...doc(
           'Book tickets',
-          'Once per prebooked token (409 OFFER_TOKEN_ALREADY_USED afterwards). 400 BOOKING_FAILED when the provider rejects it. Tickets may still be PENDING: read them with GET .../tickets. 403 DATA_RETENTION_NONE under retention NONE.',
+          'Once per prebooked token (409 OFFER_TOKEN_ALREADY_USED with details.bookingId afterwards; an attempt while another with the same token runs answers 409 INTERNAL_ERROR, reason BOOKING_IN_PROGRESS: retry). 400 BOOKING_FAILED when the provider rejects it. Tickets may still be PENDING: read them with GET .../tickets. 403 DATA_RETENTION_NONE under retention NONE. 503 SERVICE_UNAVAILABLE with `details.reason: NOT_RECORDED` when the provider sold the tickets but the service could not record them: the token stays usable, and a retry with it within a minute takes them over (later they are cancelled at the provider).',
         ),
         body: PtBookingCreate,
         response: responses(PtBooking, 201),
@@ -212,7 +212,7 @@ export function publicTransportRoutes(app: TypedApp, deps: PublicTransportRouteD
       schema: {
         ...doc(
           'Subscribe',
-          "Errors: 422 PRODUCT_NOT_AVAILABLE (a product unknown to the tenant's providers, reason UNKNOWN_PRODUCT, or not sold, reason EMPLOYER_ONLY), 400 INVALID_IDENTIFICATION (identification missing or invalid where the product needs one), 400 PIN_REQUIRED, 400 INVALID_DATE_RANGE-like start dates as INVALID_REQUEST, 403 DATA_RETENTION_NONE under retention NONE.",
+          "Errors: 422 PRODUCT_NOT_AVAILABLE (a product unknown to the tenant's providers, reason UNKNOWN_PRODUCT, or not sold, reason EMPLOYER_ONLY), 400 INVALID_IDENTIFICATION (identification missing or invalid where the product needs one), 400 PIN_REQUIRED, 400 INVALID_DATE_RANGE-like start dates as INVALID_REQUEST, 403 DATA_RETENTION_NONE under retention NONE. 503 SERVICE_UNAVAILABLE with `details.reason: NOT_RECORDED` when the provider created the subscription but the service could not record it: it is withdrawn at the provider, so subscribe again.",
         ),
         body: SubscriptionCreate,
         response: responses(Subscription, 201),

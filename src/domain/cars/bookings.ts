@@ -10,13 +10,16 @@ import type {
 import type { Registry } from '../../connectors/registry.ts'
 import { type CarConnector, isCarConnector, type Provider, type ProviderBooking } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
+import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
-import type { CarBookingRow } from '../../store/schema.ts'
+import type { CarBookingRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
+import { followUps, jobCaller, notRecorded, recordJobId, retryWrite, UNDO_GRACE_MS } from '../after-confirm.ts'
 import { checkDateOfBirth } from '../people.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
+import type { Environment } from '../tenants/permissions.ts'
 import { BOOKING_ID, newBookingId, presentBooking, type StoredExtras } from './booking-view.ts'
 import { checkRentalPeriod } from './dates.ts'
 import type { OfferTokens } from './offer-tokens.ts'
@@ -66,7 +69,38 @@ export interface BookingDeps {
   repo: CarBookingsRepo
   offerTokenTtlSeconds: number
   notifier: BookingNotifier
+  /** Undoing bookings the service could not record, and writing changes it could not write at once. */
+  jobs: Jobs
+  tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
+  clock: () => Date
+  log: JobsLogger
 }
+
+export const JOB_UNDO_BOOKING = 'cars.undo-booking'
+export const JOB_RECORD_BOOKING = 'cars.record-booking'
+
+/** A booking the provider made but the service could not record (the job's payload). */
+interface UndoBooking {
+  /** The prebooked token's nonce: a retry with the token takes the booking over while the job waits. */
+  nonce: string
+  tenantId: string
+  environment: Environment
+  providerId: string
+  reference: string
+  /** The id the record was to have (retention STANDARD), kept when a retry takes the booking over. */
+  bookingId?: string
+}
+
+/** A change or cancellation the provider made whose record is written later (the job's payload). */
+interface RecordBooking {
+  bookingId: string
+  tenantId: string
+  environment: Environment
+  changes: { notes?: string; driver?: Partial<Booking['driver']>; reason?: string }
+}
+
+/** One undo job per prebooked token at a time: the id says which token, so a retry finds it. */
+const undoJobId = (nonce: string) => `undo_car_${nonce}`
 
 /** The reason of a status change the provider made on its own (seen when the booking is read). */
 const PROVIDER_UPDATE = 'updated by the provider'
@@ -170,6 +204,8 @@ export function carBookings(deps: BookingDeps) {
     fresh: ProviderBooking,
     changes: { notes?: string; driver?: Partial<Booking['driver']>; reason?: string } = {},
     fromRead = false,
+    /** False in the job that records later: its failure is the job's, retried with backoff. */
+    orRecordLater = true,
   ): Promise<Booking> {
     let row = first
     for (let attempt = 0; ; attempt++) {
@@ -195,12 +231,29 @@ export function carBookings(deps: BookingDeps) {
         if (latest && latest.version !== row.version) return storedView(latest)
         return presentBooking(row.id, p, fresh, 'STANDARD', { ...extras, driver: record.driver, notes: record.notes })
       }
-      const updated = await deps.repo.update(
-        row.id,
-        row.version,
-        { status: fresh.status, record: record as unknown as Record<string, unknown>, statusHistory: history },
-        caller.now,
-      )
+      const write = () =>
+        deps.repo.update(
+          row.id,
+          row.version,
+          { status: fresh.status, record: record as unknown as Record<string, unknown>, statusHistory: history },
+          caller.now,
+        )
+      // A read's write can wait for the next read. An action's result is the provider's already: written with
+      // retries, else by a job, and answered as the provider has it meanwhile.
+      const updated =
+        fromRead || !orRecordLater
+          ? await write()
+          : await retryWrite(write).catch(async (error: unknown) => {
+              deps.log.warn({ err: error, bookingId: row.id }, 'car booking change not recorded; a job records it')
+              await recordLater({
+                bookingId: row.id,
+                tenantId: caller.tenant.id,
+                environment: caller.environment,
+                changes,
+              })
+              return 'later' as const
+            })
+      if (updated === 'later') return record
       if (updated)
         return presentBooking(row.id, p, fresh, 'STANDARD', {
           ...extrasOf(updated),
@@ -212,6 +265,85 @@ export function carBookings(deps: BookingDeps) {
       if (fromRead || attempt >= MAX_WRITE_ATTEMPTS) return storedView(latest)
       row = latest
     }
+  }
+
+  const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
+
+  /** Schedules the write of an action's result; when not even that can be written, the client is told to retry. */
+  async function recordLater(job: RecordBooking) {
+    const outcome = await followUp(
+      JOB_RECORD_BOOKING,
+      recordJobId(job.bookingId),
+      { ...job },
+      {
+        delayMs: 0,
+        inline: () => recordBooking(job),
+      },
+    )
+    // The provider answers a repeated change or cancellation the same way, so the client's retry records it.
+    if (outcome === 'failed') throw notRecorded({ bookingId: job.bookingId })
+  }
+
+  /** Brings the stored booking in step with the provider, with the changes of the request that could not write it. */
+  async function recordBooking(job: RecordBooking) {
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const row = await deps.repo.find(job.tenantId, job.environment, job.bookingId)
+    if (!row) return
+    const p = provider(caller, row.providerId)
+    const fresh = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(row.providerReference, ctx), true)
+    await syncStored(caller, row, p, fresh, job.changes, false, false)
+  }
+
+  /** Cancels a booking at its provider; one the provider does not know (any more) is as good as cancelled. */
+  async function cancelAtProvider(job: UndoBooking) {
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const p = provider(caller, job.providerId)
+    await call(caller, p, 'cancelBooking', (c, ctx) =>
+      c.cancelBooking(job.reference, { reason: 'not recorded by the booking platform' }, ctx),
+    ).catch((error: unknown) => {
+      if (!isApiError(error) || error.code !== 'NOT_FOUND') throw error
+    })
+  }
+
+  /**
+   * Cancels at the provider a booking the service could not record, unless a retry with the same token recorded it
+   * meanwhile. Holds the token's booking lock (as a booking attempt does), so it never cancels what a retry is
+   * taking over.
+   */
+  async function undoBooking(job: UndoBooking, owner: string) {
+    const lock = `cars:book-lock:${job.nonce}`
+    if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
+      throw new Error('a booking attempt with the same token is running; the undo waits for it')
+    try {
+      const recorded = (await deps.kv.get(`cars:booked:${job.nonce}`)) ?? (await deps.repo.bookingIdForToken(job.nonce))
+      if (!recorded) await cancelAtProvider(job)
+    } finally {
+      await deps.kv.deleteIfEquals(lock, owner)
+    }
+  }
+
+  deps.jobs.register<UndoBooking>(JOB_UNDO_BOOKING, (payload, job) => undoBooking(payload, `${job.id}:${job.attempt}`))
+  deps.jobs.register<RecordBooking>(JOB_RECORD_BOOKING, (payload) => recordBooking(payload))
+
+  /**
+   * The booking an earlier attempt with this token made and could not record, while its undo has not run: the
+   * retry takes it over rather than booking a second car. None when there is none or it was cancelled already.
+   */
+  async function leftOver(caller: Caller, p: Provider & { connector: CarConnector }, nonce: string) {
+    const job = await deps.jobs.get(undoJobId(nonce))
+    if (!job || job.status === 'done') return undefined
+    if (job.status === 'running') {
+      throw new ApiError(
+        'INTERNAL_ERROR',
+        undefined,
+        { reason: 'BOOKING_IN_PROGRESS', retryable: true },
+        { status: 409 },
+      )
+    }
+    const undo = job.payload as unknown as UndoBooking
+    if (undo.providerId !== p.entry.id) return undefined
+    const booked = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(undo.reference, ctx), true)
+    return booked.status === 'CANCELLED' ? undefined : { booked, bookingId: undo.bookingId }
   }
 
   return {
@@ -352,20 +484,27 @@ export function carBookings(deps: BookingDeps) {
         const bookingId = await existing()
         if (bookingId) throw alreadyUsed(bookingId)
         const p = offerProvider(caller, claim.p, 'prebookedOfferToken')
-        const booked = await call(caller, p, 'book', (c, ctx) =>
-          c.book(
-            claim.r,
-            { driver: input.driver, accessMethod: input.accessMethod, additionalFields: input.additionalFields ?? {} },
-            ctx,
-          ),
-        ).catch(async (error: unknown) => {
-          if (!isApiError(error) || error.code !== 'MISSING_REQUIRED_FIELD') throw error
-          // The token stays usable for another full validity from now, so collecting the fields never runs it out.
-          const ttlMs = deps.offerTokenTtlSeconds * 1000
-          const until = Math.max(claim.x, caller.now.getTime() + ttlMs)
-          await deps.kv.set(collecting(claim.n), String(until), until - caller.now.getTime() + MARKER_GRACE_MS)
-          throw new ApiError(error.code, undefined, { ...error.details, usableUntil: new Date(until).toISOString() })
-        })
+        const left = await leftOver(caller, p, claim.n)
+        const booked =
+          left?.booked ??
+          (await call(caller, p, 'book', (c, ctx) =>
+            c.book(
+              claim.r,
+              {
+                driver: input.driver,
+                accessMethod: input.accessMethod,
+                additionalFields: input.additionalFields ?? {},
+              },
+              ctx,
+            ),
+          ).catch(async (error: unknown) => {
+            if (!isApiError(error) || error.code !== 'MISSING_REQUIRED_FIELD') throw error
+            // The token stays usable for another full validity from now, so collecting the fields never runs it out.
+            const ttlMs = deps.offerTokenTtlSeconds * 1000
+            const until = Math.max(claim.x, caller.now.getTime() + ttlMs)
+            await deps.kv.set(collecting(claim.n), String(until), until - caller.now.getTime() + MARKER_GRACE_MS)
+            throw new ApiError(error.code, undefined, { ...error.details, usableUntil: new Date(until).toISOString() })
+          }))
         const none = caller.tenant.dataRetention === 'NONE'
         const id = none
           ? `zr1_${deps.tokens.seal(zr1Context(caller), {
@@ -373,12 +512,41 @@ export function carBookings(deps: BookingDeps) {
               r: booked.reference,
               d: { f: input.driver.firstName, l: input.driver.lastName, e: input.driver.email },
             } satisfies Zr1Reference)}`
-          : newBookingId()
-        // Under retention NONE the reference is returned once and kept nowhere (spec 4.5): the marker holds no id.
-        await deps.kv.set(used, none ? '1' : id, claim.x - caller.now.getTime() + MARKER_GRACE_MS)
+          : (left?.bookingId ?? newBookingId())
+        const markerTtl = claim.x - caller.now.getTime() + MARKER_GRACE_MS
+        // Under retention NONE nothing is kept but the personal-data-free facts the undo needs, for its minute.
+        const undo: UndoBooking = {
+          nonce: claim.n,
+          tenantId: caller.tenant.id,
+          environment: caller.environment,
+          providerId: p.entry.id,
+          reference: booked.reference,
+          ...(none ? {} : { bookingId: id }),
+        }
+        // The provider booked; the record could not be written even after retries. The token stays usable: a retry
+        // within UNDO_GRACE_MS takes this booking over, later the job has cancelled it and the retry books anew.
+        const notKept = async (error: unknown): Promise<never> => {
+          deps.log.error(
+            { err: error, providerId: p.entry.id, reference: booked.reference },
+            'car booking not recorded',
+          )
+          await followUp(
+            JOB_UNDO_BOOKING,
+            undoJobId(claim.n),
+            { ...undo },
+            {
+              delayMs: UNDO_GRACE_MS,
+              inline: () => cancelAtProvider(undo),
+            },
+          )
+          throw notRecorded({ prebookedOfferToken: 'is still usable: retry with it' })
+        }
         const offerPrice = { amount: claim.a, currency: claim.c }
         let booking: Booking
         if (none) {
+          // Under retention NONE the reference is returned once and kept nowhere (spec 4.5): the single-use marker
+          // is the only record, and holds no id.
+          await retryWrite(() => deps.kv.set(used, '1', markerTtl)).catch(notKept)
           booking = presentBooking(id, p, booked, 'NONE')
         } else {
           const history = [{ status: booked.status, time: caller.now.toISOString(), reason: 'created' }]
@@ -389,21 +557,38 @@ export function carBookings(deps: BookingDeps) {
             additionalFields: input.additionalFields,
           }
           const record = presentBooking(id, p, booked, 'STANDARD', extras)
-          const row = await deps.repo.insert({
-            id,
-            tenantId: caller.tenant.id,
-            environment: caller.environment,
-            providerId: p.entry.id,
-            providerReference: booked.reference,
-            status: booked.status,
-            tokenNonce: claim.n,
-            record: record as unknown as Record<string, unknown>,
-            statusHistory: history,
-            // The service's clock, as every later write uses (not the database's).
-            createdAt: caller.now,
-            updatedAt: caller.now,
-          })
-          if (!row) throw alreadyUsed(await deps.repo.bookingIdForToken(claim.n))
+          const row = await retryWrite(
+            () =>
+              deps.repo.insert({
+                id,
+                tenantId: caller.tenant.id,
+                environment: caller.environment,
+                providerId: p.entry.id,
+                providerReference: booked.reference,
+                status: booked.status,
+                tokenNonce: claim.n,
+                record: record as unknown as Record<string, unknown>,
+                statusHistory: history,
+                // The service's clock, as every later write uses (not the database's).
+                createdAt: caller.now,
+                updatedAt: caller.now,
+              }),
+            // An insert whose answer was lost may have been written: then it is this booking's row.
+            async () =>
+              (await deps.repo.bookingIdForToken(claim.n)) === id
+                ? deps.repo.find(caller.tenant.id, caller.environment, id)
+                : undefined,
+          ).catch(notKept)
+          if (!row) {
+            // Another attempt recorded a booking for the token after this one's lock ran out: this one is a second
+            // booking at the provider, and goes.
+            await cancelAtProvider(undo).catch((error: unknown) =>
+              deps.log.error({ err: error, ...undo }, 'LOST: a second booking of one token could not be cancelled'),
+            )
+            throw alreadyUsed(await deps.repo.bookingIdForToken(claim.n))
+          }
+          // The row is the record; the marker only spares later attempts a query.
+          await deps.kv.set(used, id, markerTtl).catch(() => {})
           booking = presentBooking(id, p, booked, 'STANDARD', extrasOf(row))
         }
         if (booking.status === 'CONFIRMED') await deps.notifier.confirmed(caller, booking, input.driver)

@@ -6,11 +6,13 @@ import type { Registry } from '../../connectors/registry.ts'
 import { classifyFailure } from '../../connectors/resilience.ts'
 import { isMicromobilityConnector, type MicromobilityConnector, type Provider } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
-import { type Jobs, PermanentJobError } from '../../platform/jobs.ts'
+import { type Jobs, type JobsLogger, PermanentJobError } from '../../platform/jobs.ts'
 import type { TripRow } from '../../store/schema.ts'
 import type { tenantsRepo } from '../../store/tenants-repo.ts'
-import type { TripsRepo } from '../../store/trips-repo.ts'
+import type { TripChanges, TripsRepo } from '../../store/trips-repo.ts'
+import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
+import type { Environment } from '../tenants/permissions.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
 import type { micromobilityVehicles } from './vehicles.ts'
 
@@ -23,6 +25,36 @@ const ACTION_POLL_MS = 20
 export const JOB_ACTION = 'micromobility.vehicle-action'
 export const JOB_EXPIRE = 'micromobility.reservation-expiry'
 export const JOB_ERASE = 'micromobility.erase-user-location'
+export const JOB_UNDO_TRIP = 'micromobility.undo-trip'
+export const JOB_RECORD_TRIP = 'micromobility.record-trip'
+
+/** A reservation or ride the provider began but the service could not record: released or ended at once. */
+interface UndoTrip {
+  tripId: string
+  tenantId: string
+  environment: Environment
+  providerId: string
+  reference: string
+  undo: 'release' | 'end'
+}
+
+/** A transition the provider made (start of a reservation, end, cancel) whose record is written later. */
+interface RecordTrip {
+  tripId: string
+  /** The status the transition started from: a trip that moved on since is left alone. */
+  from: TripRow['status']
+  changes: Record<string, unknown>
+  details?: Record<string, unknown>
+}
+
+/** The time columns of a trip, which a job's JSON payload carries as ISO strings. */
+const TIME_COLUMNS = ['reservedUntil', 'startedAt', 'endedAt', 'pausedSince', 'userLocationUntil'] as const
+const reviveChanges = (changes: Record<string, unknown>): TripChanges => {
+  const revived: Record<string, unknown> = { ...changes }
+  for (const column of TIME_COLUMNS)
+    if (typeof revived[column] === 'string') revived[column] = new Date(revived[column] as string)
+  return revived as TripChanges
+}
 
 interface TripDetails {
   providerName: string
@@ -50,6 +82,7 @@ export interface TripsDeps {
   jobs: Jobs
   tenants: ReturnType<typeof tenantsRepo>
   clock: () => Date
+  log: JobsLogger
 }
 
 type MicroProvider = Provider & { connector: MicromobilityConnector }
@@ -133,16 +166,45 @@ export function micromobilityTrips(deps: TripsDeps) {
    * on any instance) but its status is still the one this transition started from, it is applied to the fresh row;
    * a status change in between fails cleanly instead of both winning.
    */
-  const save = async (row: TripRow, changes: Parameters<TripsRepo['update']>[1], details?: Partial<TripDetails>) => {
+  const save = async (
+    row: TripRow,
+    changes: Parameters<TripsRepo['update']>[1],
+    details?: Partial<TripDetails>,
+    /** Set when the provider made the transition already: a store that keeps failing leaves it to a job. */
+    afterProvider = false,
+  ) => {
     let current = row
     for (let attempt = 0; attempt < 5; attempt++) {
-      const updated = await repo.update(
-        current,
-        details
-          ? { ...changes, details: { ...(current.details as object), ...details } as Record<string, unknown> }
-          : changes,
-        clock(),
-      )
+      const base = current
+      const merged = details
+        ? { ...changes, details: { ...(base.details as object), ...details } as Record<string, unknown> }
+        : changes
+      let updated: TripRow | undefined
+      try {
+        updated = await retryWrite(() => repo.update(base, merged, clock()))
+      } catch (error) {
+        if (!afterProvider) throw error
+        deps.log.warn({ err: error, tripId: row.id }, 'trip transition not recorded; a job records it')
+        const job: RecordTrip = {
+          tripId: row.id,
+          from: row.status,
+          changes: JSON.parse(JSON.stringify(changes)),
+          ...(details ? { details: JSON.parse(JSON.stringify(details)) } : {}),
+        }
+        const outcome = await followUp(
+          JOB_RECORD_TRIP,
+          recordJobId(row.id),
+          { ...job },
+          {
+            delayMs: 0,
+            inline: () => recordTrip(job),
+          },
+        )
+        // The provider repeats a start, end or release it made already, so the client's retry records it.
+        if (outcome === 'failed') throw notRecorded({ tripId: row.id })
+        // Answered as it now stands at the provider; the stored trip follows as soon as the store takes the write.
+        return { ...base, ...merged, updatedAt: clock() } as TripRow
+      }
       if (updated) return updated
       const fresh = await repo.findById(row.id)
       if (!fresh || fresh.status !== row.status) break
@@ -150,6 +212,80 @@ export function micromobilityTrips(deps: TripsDeps) {
     }
     throw new ApiError('INVALID_REQUEST', undefined, { reason: 'CONCURRENT_CHANGE', tripId: row.id, retryable: true })
   }
+
+  const followUp = followUps({ jobs: deps.jobs, clock, log: deps.log })
+
+  async function recordTrip(job: RecordTrip) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await repo.findById(job.tripId)
+      if (!current || current.status !== job.from) return
+      const changes = reviveChanges(job.changes)
+      const updated = await repo.update(
+        current,
+        job.details ? { ...changes, details: { ...(current.details as object), ...job.details } } : changes,
+        clock(),
+      )
+      if (updated) return
+    }
+    throw new Error(`trip ${job.tripId} kept changing while its transition was recorded`)
+  }
+
+  /**
+   * Releases or ends at the provider what the service could not record, unless the record was written after all
+   * (not looked up when the request does it itself, its store being down).
+   */
+  async function undoTrip(job: UndoTrip, lookUp = true) {
+    if (lookUp && (await repo.findById(job.tripId))) return
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, clock())
+    const p = requireProvider(deps.registry, caller, job.providerId, isMicromobilityConnector) as MicroProvider
+    const trips = tripsOf(p)
+    await call(caller, p, job.undo, (_c, ctx) =>
+      job.undo === 'release'
+        ? trips.release(job.reference, ctx)
+        : trips.end(job.reference, undefined, ctx).then(() => {}),
+    ).catch((error: unknown) => {
+      if (!(error instanceof ApiError) || error.code !== 'NOT_FOUND') throw error
+    })
+  }
+
+  deps.jobs.register<RecordTrip>(JOB_RECORD_TRIP, (payload) => recordTrip(payload))
+  deps.jobs.register<UndoTrip>(JOB_UNDO_TRIP, (payload) => undoTrip(payload))
+
+  /**
+   * Writes a new trip after the provider reserved or started it, with retries; when the store keeps failing, the
+   * provider's side is undone at once (a job, run here and now), so the vehicle is free for the client's retry.
+   */
+  const insertTrip = (
+    caller: Caller,
+    p: MicroProvider,
+    row: Parameters<TripsRepo['insert']>[0],
+    undo: UndoTrip['undo'],
+  ) =>
+    retryWrite(
+      () => repo.insert(row),
+      () => repo.findById(row.id!),
+    ).catch(async (error: unknown): Promise<never> => {
+      deps.log.error({ err: error, providerId: p.entry.id, reference: row.providerReference }, 'trip not recorded')
+      const job: UndoTrip = {
+        tripId: row.id!,
+        tenantId: caller.tenant.id,
+        environment: caller.environment,
+        providerId: p.entry.id,
+        reference: row.providerReference!,
+        undo,
+      }
+      await followUp(
+        JOB_UNDO_TRIP,
+        `undo_trip_${row.id}`,
+        { ...job },
+        { delayMs: 0, inline: () => undoTrip(job, false) },
+      )
+      throw notRecorded({ vehicleToken: 'is still usable: retry with it' })
+    })
+
+  /** Work that follows a recorded trip (expiry, erasure) never fails the answer: the trip is recorded. */
+  const schedule = (work: Promise<unknown>, tripId: string) =>
+    work.catch((error: unknown) => deps.log.warn({ err: error, tripId }, 'could not schedule a trip job'))
 
   /** A reservation whose window ran out becomes CANCELLED (RESERVATION_EXPIRED) and its vehicle is released. */
   async function expireIfDue(caller: Caller, row: TripRow): Promise<TripRow> {
@@ -212,39 +348,52 @@ export function micromobilityTrips(deps: TripsDeps) {
         trips.reserve(vehicle.vehicleId, rider(request), ctx),
       )
       const reservedUntil = new Date(now.getTime() + caller.tenant.reservationWindowSeconds * 1000)
-      const row = await repo.insert({
+      const row = await insertTrip(
+        caller,
+        p,
+        {
+          id,
+          tenantId: caller.tenant.id,
+          environment: caller.environment,
+          providerId: p.entry.id,
+          providerReference: reference,
+          vehicleId: vehicle.vehicleId,
+          status: 'RESERVED',
+          details: { ...details, reservedAt: now.toISOString() } as unknown as Record<string, unknown>,
+          reservedUntil,
+        },
+        'release',
+      )
+      await schedule(
+        deps.jobs.enqueue(JOB_EXPIRE, { tripId: id }, { runAt: reservedUntil, id: `job_expire_${id}` }),
         id,
-        tenantId: caller.tenant.id,
-        environment: caller.environment,
-        providerId: p.entry.id,
-        providerReference: reference,
-        vehicleId: vehicle.vehicleId,
-        status: 'RESERVED',
-        details: { ...details, reservedAt: now.toISOString() } as unknown as Record<string, unknown>,
-        reservedUntil,
-      })
-      await deps.jobs.enqueue(JOB_EXPIRE, { tripId: id }, { runAt: reservedUntil, id: `job_expire_${id}` })
+      )
       return row
     }
     const started = await call(caller, p, 'start', (_c, ctx) =>
       trips.start(vehicle.vehicleId, undefined, rider(request), ctx),
     )
-    const row = await repo.insert({
-      id,
-      tenantId: caller.tenant.id,
-      environment: caller.environment,
-      providerId: p.entry.id,
-      providerReference: started.reference,
-      vehicleId: vehicle.vehicleId,
-      status: 'ACTIVE',
-      details: {
-        ...details,
-        startLocation: request.userLocation ? pick(request.userLocation) : started.location,
-        vehicleStartLocation: started.location,
-      } as unknown as Record<string, unknown>,
-      startedAt: now,
-      ...userLocation(request, now),
-    })
+    const row = await insertTrip(
+      caller,
+      p,
+      {
+        id,
+        tenantId: caller.tenant.id,
+        environment: caller.environment,
+        providerId: p.entry.id,
+        providerReference: started.reference,
+        vehicleId: vehicle.vehicleId,
+        status: 'ACTIVE',
+        details: {
+          ...details,
+          startLocation: request.userLocation ? pick(request.userLocation) : started.location,
+          vehicleStartLocation: started.location,
+        } as unknown as Record<string, unknown>,
+        startedAt: now,
+        ...userLocation(request, now),
+      },
+      'end',
+    )
     await scheduleErase(row)
     return row
   }
@@ -256,10 +405,9 @@ export function micromobilityTrips(deps: TripsDeps) {
       : {}
   const scheduleErase = async (row: TripRow) => {
     if (row.userLocationUntil)
-      await deps.jobs.enqueue(
-        JOB_ERASE,
-        { tripId: row.id },
-        { runAt: row.userLocationUntil, id: `job_erase_${row.id}` },
+      await schedule(
+        deps.jobs.enqueue(JOB_ERASE, { tripId: row.id }, { runAt: row.userLocationUntil, id: `job_erase_${row.id}` }),
+        row.id,
       )
   }
 
@@ -423,6 +571,7 @@ export function micromobilityTrips(deps: TripsDeps) {
           startLocation: request.userLocation ? pick(request.userLocation) : started.location,
           vehicleStartLocation: started.location,
         },
+        true,
       )
       await scheduleErase(updated)
       return present(updated, caller.now)
@@ -484,6 +633,7 @@ export function micromobilityTrips(deps: TripsDeps) {
           endLocation: endLocation ? pick(endLocation) : result.location,
           ...(breakdown ? { priceBreakdown: breakdown } : {}),
         },
+        true,
       )
       return present(updated, now, true)
     },
@@ -507,6 +657,7 @@ export function micromobilityTrips(deps: TripsDeps) {
         row,
         { status: 'CANCELLED' },
         { cancelledAt: caller.now.toISOString(), cancellationReason: 'CANCELLED_BY_USER' },
+        true,
       )
       return present(updated, caller.now)
     },

@@ -1,7 +1,9 @@
 import type { Registry } from '../../connectors/registry.ts'
+import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
+import type { TenantRow } from '../../store/schema.ts'
 import type { OfferTokens } from '../cars/offer-tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import type { CallProvider } from '../providers/calls.ts'
@@ -23,7 +25,13 @@ export function createPublicTransport(deps: {
   repo: PublicTransportRepo
   timeoutMs: number
   offerTokenTtlSeconds: number
+  /** Follow-up jobs after a provider's confirmation (see after-confirm.ts). */
+  jobs: Jobs
+  tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
+  clock: () => Date
+  log: JobsLogger
 }) {
+  const followUpDeps = { jobs: deps.jobs, tenants: deps.tenants, clock: deps.clock, log: deps.log }
   const stops = publicTransportStops({
     registry: deps.registry,
     callProvider: deps.callProvider,
@@ -47,7 +55,13 @@ export function createPublicTransport(deps: {
       offerTokens: deps.offerTokens,
       repo: deps.repo,
       offerTokenTtlSeconds: deps.offerTokenTtlSeconds,
+      ...followUpDeps,
     }),
-    subscriptions: publicTransportSubscriptions({ stops, callProvider: deps.callProvider, repo: deps.repo }),
+    subscriptions: publicTransportSubscriptions({
+      stops,
+      callProvider: deps.callProvider,
+      repo: deps.repo,
+      ...followUpDeps,
+    }),
   }
 }

@@ -1,22 +1,53 @@
 import { randomBytes } from 'node:crypto'
 import type { Subscription } from '../../api/public-transport/schemas.ts'
 import type { ProviderSubscription, SubscriptionHolder, TransitTicketing } from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, isApiError } from '../../http/errors.ts'
+import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
-import type { SubscriptionRow } from '../../store/schema.ts'
+import type { SubscriptionRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
+import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, providerOutcome } from '../providers/merged-pages.ts'
+import type { Environment } from '../tenants/permissions.ts'
 import type { PtProvider, PublicTransportStops } from './stops.ts'
 
 const BUDGET_MS = 15_000
+
+export const JOB_UNDO_SUBSCRIPTION = 'public-transport.undo-subscription'
+export const JOB_RECORD_SUBSCRIPTION = 'public-transport.record-subscription'
+
+type NewSubscription = Parameters<PublicTransportRepo['insertSubscription']>[0]
+
+/**
+ * A subscription the provider created but the service could not record: withdrawn at once. One the provider will not
+ * withdraw (its minimum term has begun) is recorded instead, from `row`, so it shows in the tenant's list.
+ */
+interface UndoSubscription {
+  tenantId: string
+  environment: Environment
+  providerId: string
+  reference: string
+  row: Omit<NewSubscription, 'createdAt' | 'updatedAt'>
+}
+
+/** A cancellation the provider made whose record is written later. */
+interface RecordSubscription {
+  subscriptionId: string
+  tenantId: string
+  environment: Environment
+}
 
 /** Subscription products (for example Deutschlandticket) and the tenant's subscriptions. Needs stored data. */
 export function publicTransportSubscriptions(deps: {
   stops: PublicTransportStops
   callProvider: CallProvider
   repo: PublicTransportRepo
+  jobs: Jobs
+  tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
+  clock: () => Date
+  log: JobsLogger
 }) {
   const sellers = (caller: Caller) =>
     deps.stops
@@ -90,13 +121,79 @@ export function publicTransportSubscriptions(deps: {
     return { row, p }
   }
 
-  /** The stored copy brought in step with the provider's; written only when something changed (`updatedAt`). */
-  const refresh = async (caller: Caller, row: SubscriptionRow, fresh: ProviderSubscription) => {
+  /**
+   * The stored copy brought in step with the provider's; written only when something changed (`updatedAt`). After a
+   * cancellation (`afterCancel`) the write is retried, and when the store keeps failing a job writes it.
+   */
+  const refresh = async (
+    caller: Caller,
+    row: SubscriptionRow,
+    fresh: ProviderSubscription,
+    afterCancel = false,
+  ): Promise<SubscriptionRow> => {
     const stored = (row.record as { subscription?: unknown }).subscription
     if (fresh.status === row.status && sameAsStored(fresh, stored)) return row
     const record = { ...(row.record as object), subscription: fresh }
-    return (await deps.repo.updateSubscription(row.id, { status: fresh.status, record }, caller.now))!
+    const write = () => deps.repo.updateSubscription(row.id, { status: fresh.status, record }, caller.now)
+    if (!afterCancel) return (await write())!
+    try {
+      return (await retryWrite(write))!
+    } catch (error) {
+      deps.log.warn({ err: error, subscriptionId: row.id }, 'subscription cancellation not recorded; a job records it')
+      const job: RecordSubscription = {
+        subscriptionId: row.id,
+        tenantId: caller.tenant.id,
+        environment: caller.environment,
+      }
+      const outcome = await followUp(
+        JOB_RECORD_SUBSCRIPTION,
+        recordJobId(row.id),
+        { ...job },
+        {
+          delayMs: 0,
+          inline: () => recordSubscription(job),
+        },
+      )
+      if (outcome === 'failed') throw notRecorded({ subscriptionId: row.id })
+      return { ...row, status: fresh.status, record, updatedAt: caller.now }
+    }
   }
+
+  const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
+  const sellerFor = (caller: Caller, providerId: string) => {
+    const p = sellers(caller).find((x) => x.entry.id === providerId)
+    if (!p) throw new ApiError('PROVIDER_ERROR', undefined, { providerId, reason: 'PROVIDER_NOT_AVAILABLE' })
+    return p
+  }
+
+  async function recordSubscription(job: RecordSubscription) {
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const row = await deps.repo.findSubscription(job.tenantId, job.environment, job.subscriptionId)
+    if (!row) return
+    const p = sellerFor(caller, row.providerId)
+    const fresh = await call(caller, p, 'getSubscription', (t, ctx) => t.getSubscription(row.providerReference, ctx))
+    await refresh(caller, row, fresh)
+  }
+
+  /** Withdraws at the provider what could not be recorded; records it instead where the provider will not. */
+  async function undoSubscription(job: UndoSubscription, lookUp = true) {
+    if (lookUp && (await deps.repo.findSubscription(job.tenantId, job.environment, job.row.id))) return
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const p = sellerFor(caller, job.providerId)
+    try {
+      await call(caller, p, 'cancelSubscription', (t, ctx) => t.cancelSubscription(job.reference, ctx))
+    } catch (error) {
+      if (!isApiError(error)) throw error
+      if (['NOT_FOUND', 'SUBSCRIPTION_ALREADY_CANCELLED', 'SUBSCRIPTION_EXPIRED'].includes(error.code)) return
+      if (error.code !== 'SUBSCRIPTION_NOT_CANCELLABLE') throw error
+      deps.log.warn({ subscriptionId: job.row.id }, 'subscription could not be withdrawn; recording it instead')
+      const now = deps.clock()
+      await deps.repo.insertSubscription({ ...job.row, createdAt: now, updatedAt: now })
+    }
+  }
+
+  deps.jobs.register<UndoSubscription>(JOB_UNDO_SUBSCRIPTION, (payload) => undoSubscription(payload))
+  deps.jobs.register<RecordSubscription>(JOB_RECORD_SUBSCRIPTION, (payload) => recordSubscription(payload))
 
   return {
     async products(caller: Caller) {
@@ -155,7 +252,7 @@ export function publicTransportSubscriptions(deps: {
       const created = await call(caller, p, 'subscribe', (t, ctx) =>
         t.subscribe(input.productId, input.holder, input.startDate, input.pin, ctx),
       )
-      const row = await deps.repo.insertSubscription({
+      const newRow = {
         id: `sub_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x').slice(0, 16)}`,
         tenantId: caller.tenant.id,
         environment: caller.environment,
@@ -169,6 +266,32 @@ export function publicTransportSubscriptions(deps: {
           providerName: p.entry.name,
           subscription: created,
         } as unknown as Record<string, unknown>,
+      }
+      const row = await retryWrite(
+        () => deps.repo.insertSubscription(newRow),
+        () => deps.repo.findSubscription(caller.tenant.id, caller.environment, newRow.id),
+      ).catch(async (error: unknown): Promise<never> => {
+        deps.log.error(
+          { err: error, providerId: p.entry.id, reference: created.reference },
+          'subscription not recorded',
+        )
+        const job: UndoSubscription = {
+          tenantId: caller.tenant.id,
+          environment: caller.environment,
+          providerId: p.entry.id,
+          reference: created.reference,
+          row: JSON.parse(JSON.stringify(newRow)),
+        }
+        await followUp(
+          JOB_UNDO_SUBSCRIPTION,
+          `undo_sub_${newRow.id}`,
+          { ...job },
+          {
+            delayMs: 0,
+            inline: () => undoSubscription(job, false),
+          },
+        )
+        throw notRecorded({})
       })
       return present(row)
     },
@@ -195,7 +318,7 @@ export function publicTransportSubscriptions(deps: {
       const fresh = await call(caller, p, 'cancelSubscription', (t, ctx) =>
         t.cancelSubscription(row.providerReference, ctx),
       )
-      return present(await refresh(caller, row, fresh), fresh)
+      return present(await refresh(caller, row, fresh, true), fresh)
     },
   }
 }

@@ -3,13 +3,16 @@ import type { PtBooking } from '../../api/public-transport/schemas.ts'
 import type { Price } from '../../api/shared/schemas.ts'
 import type { ProviderTicket, ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
+import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
-import type { PtBookingRow } from '../../store/schema.ts'
+import type { PtBookingRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
+import { followUps, jobCaller, notRecorded, recordJobId, retryWrite, UNDO_GRACE_MS } from '../after-confirm.ts'
 import { BOOKING_ID, newBookingId } from '../cars/booking-view.ts'
 import type { OfferClaim, OfferTokens } from '../cars/offer-tokens.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
+import type { Environment } from '../tenants/permissions.ts'
 import { offerFields } from './journeys.ts'
 import type { PtProvider, PublicTransportStops } from './stops.ts'
 
@@ -24,7 +27,37 @@ export interface TicketDeps {
   offerTokens: OfferTokens
   repo: PublicTransportRepo
   offerTokenTtlSeconds: number
+  jobs: Jobs
+  tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
+  clock: () => Date
+  log: JobsLogger
 }
+
+export const JOB_UNDO_TICKETS = 'public-transport.undo-booking'
+export const JOB_RECORD_TICKETS = 'public-transport.record-booking'
+
+/** Tickets the provider sold but the service could not record; a retry with the token takes them over meanwhile. */
+interface UndoTickets {
+  nonce: string
+  tenantId: string
+  environment: Environment
+  providerId: string
+  reference: string
+  bookingId: string
+}
+
+/** A cancellation the provider made whose record is written later. */
+interface RecordTickets {
+  bookingId: string
+  tenantId: string
+  environment: Environment
+  reason?: string
+}
+
+const undoJobId = (nonce: string) => `undo_tickets_${nonce}`
+/** Spec 7.2's 409 INTERNAL_ERROR: another request is at it; retry. */
+const inProgress = () =>
+  new ApiError('INTERNAL_ERROR', undefined, { reason: 'BOOKING_IN_PROGRESS', retryable: true }, { status: 409 })
 
 const presentTicket = (t: ProviderTicket) => ({
   ticketId: t.ticketId,
@@ -98,7 +131,17 @@ export function publicTransportTickets(deps: TicketDeps) {
     return row
   }
 
-  async function sync(caller: Caller, row: PtBookingRow, fresh: ProviderTicketBooking, reason?: string) {
+  /**
+   * Brings the stored booking in step with the provider's. After a cancellation (`afterCancel`) the write is
+   * retried, and when the store keeps failing a job writes it; the answer is the provider's meanwhile.
+   */
+  async function sync(
+    caller: Caller,
+    row: PtBookingRow,
+    fresh: ProviderTicketBooking,
+    reason?: string,
+    afterCancel = false,
+  ): Promise<PtBookingRow> {
     // Nothing changed (a read, a repeated cancel): nothing is written, so updatedAt stays when it happened.
     const stored = (row.record as { booking?: unknown }).booking
     if (fresh.status === row.status && sameAsStored(fresh, stored)) return row
@@ -106,12 +149,80 @@ export function publicTransportTickets(deps: TicketDeps) {
     if (fresh.status !== row.status)
       history.push({ status: fresh.status, time: caller.now.toISOString(), ...(reason ? { reason } : {}) })
     const record = { ...(row.record as object), booking: fresh }
-    const updated = await deps.repo.updateBooking(
-      row.id,
-      { status: fresh.status, statusHistory: history, record },
-      caller.now,
-    )
-    return updated!
+    const write = () =>
+      deps.repo.updateBooking(row.id, { status: fresh.status, statusHistory: history, record }, caller.now)
+    if (!afterCancel) return (await write())!
+    try {
+      return (await retryWrite(write))!
+    } catch (error) {
+      deps.log.warn({ err: error, bookingId: row.id }, 'ticket cancellation not recorded; a job records it')
+      const job: RecordTickets = {
+        bookingId: row.id,
+        tenantId: caller.tenant.id,
+        environment: caller.environment,
+        ...(reason ? { reason } : {}),
+      }
+      const outcome = await followUp(
+        JOB_RECORD_TICKETS,
+        recordJobId(row.id),
+        { ...job },
+        {
+          delayMs: 0,
+          inline: () => recordTickets(job),
+        },
+      )
+      // The provider answers a repeated cancellation the same way, so the client's retry records it.
+      if (outcome === 'failed') throw notRecorded({ bookingId: row.id })
+      return { ...row, status: fresh.status, statusHistory: history, record, updatedAt: caller.now }
+    }
+  }
+
+  const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
+
+  async function recordTickets(job: RecordTickets) {
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const row = await deps.repo.findBooking(job.tenantId, job.environment, job.bookingId)
+    if (!row) return
+    const { p, ticketing } = ticketingOf(caller, row.providerId, 'BOOK')
+    const fresh = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(row.providerReference, ctx))
+    await sync(caller, row, fresh, job.reason)
+  }
+
+  async function cancelAtProvider(job: UndoTickets) {
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const { p, ticketing } = ticketingOf(caller, job.providerId, 'CANCEL')
+    await call(caller, p, 'cancel', (ctx) => ticketing.cancel(job.reference, ctx)).catch((error: unknown) => {
+      if (!isApiError(error) || error.code !== 'NOT_FOUND') throw error
+    })
+  }
+
+  /**
+   * Cancels at the provider tickets the service could not record, unless a retry with the same token recorded them
+   * meanwhile; holds the token's booking lock as a booking attempt does.
+   */
+  async function undoTickets(job: UndoTickets, owner: string) {
+    const lock = `pt:book-lock:${job.nonce}`
+    if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
+      throw new Error('a booking attempt with the same token is running; the undo waits for it')
+    try {
+      if (!(await deps.repo.bookingIdForToken(job.nonce))) await cancelAtProvider(job)
+    } finally {
+      await deps.kv.deleteIfEquals(lock, owner)
+    }
+  }
+
+  deps.jobs.register<UndoTickets>(JOB_UNDO_TICKETS, (payload, job) => undoTickets(payload, `${job.id}:${job.attempt}`))
+  deps.jobs.register<RecordTickets>(JOB_RECORD_TICKETS, (payload) => recordTickets(payload))
+
+  /** Tickets an earlier attempt with this token bought and could not record, while their undo has not run. */
+  async function leftOver(caller: Caller, p: PtProvider, ticketing: TransitTicketing, nonce: string) {
+    const job = await deps.jobs.get(undoJobId(nonce))
+    if (!job || job.status === 'done') return undefined
+    if (job.status === 'running') throw inProgress()
+    const undo = job.payload as unknown as UndoTickets
+    if (undo.providerId !== p.entry.id) return undefined
+    const booked = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(undo.reference, ctx))
+    return booked.status === 'CANCELLED' ? undefined : { booked, bookingId: undo.bookingId }
   }
 
   const customerOf = (row: PtBookingRow) => (row.record as { customer: PtBooking['customer'] }).customer
@@ -243,24 +354,68 @@ export function publicTransportTickets(deps: TicketDeps) {
         })
       const lock = `pt:book-lock:${claim.n}`
       const owner = randomBytes(8).toString('hex')
-      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) throw used()
+      // Another attempt with the token is running: ALREADY_USED only once it recorded a booking, since a failed
+      // attempt leaves the token usable (as for cars).
+      if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS))) {
+        const existing = await deps.repo.bookingIdForToken(claim.n)
+        if (existing) throw used(existing)
+        throw inProgress()
+      }
       try {
         const existing = await deps.repo.bookingIdForToken(claim.n)
         if (existing) throw used(existing)
-        const booked = await call(caller, p, 'book', (ctx) => ticketing.book(claim.r, input.customer, ctx))
+        const left = await leftOver(caller, p, ticketing, claim.n)
+        const booked =
+          left?.booked ?? (await call(caller, p, 'book', (ctx) => ticketing.book(claim.r, input.customer, ctx)))
+        const id = left?.bookingId ?? newBookingId()
         const history = [{ status: booked.status, time: caller.now.toISOString(), reason: 'created' }]
-        const row = await deps.repo.insertBooking({
-          id: newBookingId(),
+        const undo: UndoTickets = {
+          nonce: claim.n,
           tenantId: caller.tenant.id,
           environment: caller.environment,
           providerId: p.entry.id,
-          providerReference: booked.reference,
-          status: booked.status,
-          tokenNonce: claim.n,
-          record: { customer: input.customer, booking: booked } as unknown as Record<string, unknown>,
-          statusHistory: history,
+          reference: booked.reference,
+          bookingId: id,
+        }
+        const row = await retryWrite(
+          () =>
+            deps.repo.insertBooking({
+              id,
+              tenantId: caller.tenant.id,
+              environment: caller.environment,
+              providerId: p.entry.id,
+              providerReference: booked.reference,
+              status: booked.status,
+              tokenNonce: claim.n,
+              record: { customer: input.customer, booking: booked } as unknown as Record<string, unknown>,
+              statusHistory: history,
+            }),
+          // An insert whose answer was lost may have been written: then it is this booking's row.
+          async () =>
+            (await deps.repo.bookingIdForToken(claim.n)) === id
+              ? deps.repo.findBooking(caller.tenant.id, caller.environment, id)
+              : undefined,
+        ).catch(async (error: unknown): Promise<never> => {
+          // The token stays usable: a retry within UNDO_GRACE_MS takes these tickets over, later they are cancelled.
+          deps.log.error({ err: error, providerId: p.entry.id, reference: booked.reference }, 'tickets not recorded')
+          await followUp(
+            JOB_UNDO_TICKETS,
+            undoJobId(claim.n),
+            { ...undo },
+            {
+              delayMs: UNDO_GRACE_MS,
+              inline: () => cancelAtProvider(undo),
+            },
+          )
+          throw notRecorded({ prebookedOfferToken: 'is still usable: retry with it' })
         })
-        if (!row) throw used(await deps.repo.bookingIdForToken(claim.n))
+        if (!row) {
+          // Another attempt recorded tickets for the token after this one's lock ran out: these go.
+          await cancelAtProvider(undo).catch((error: unknown) =>
+            deps.log.error({ err: error, ...undo }, 'LOST: a second booking of one token could not be cancelled'),
+          )
+          throw used(await deps.repo.bookingIdForToken(claim.n))
+        }
         return present(row, p, booked, input.customer)
       } finally {
         await deps.kv.deleteIfEquals(lock, owner)
@@ -284,7 +439,7 @@ export function publicTransportTickets(deps: TicketDeps) {
       const fresh = await call(caller, p, 'cancel', (ctx) => ticketing.cancel(row.providerReference, ctx)).catch(
         lostByProvider(row, p),
       )
-      return present(await sync(caller, row, fresh, 'cancelled by the client'), p, fresh, customerOf(row))
+      return present(await sync(caller, row, fresh, 'cancelled by the client', true), p, fresh, customerOf(row))
     },
 
     /** The tickets once issued; 409 TICKET_NOT_READY (retry shortly) while any is still being issued. */
