@@ -38,13 +38,16 @@ import { installAuth } from './http/auth.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
+import { installLoadShedding } from './http/load-shedding.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
+import type { LoadGuard } from './platform/load-guard.ts'
 import type { Mailer } from './platform/mail.ts'
 import type { Metrics } from './platform/metrics.ts'
+import type { SessionStore } from './platform/sessions/types.ts'
 import type { TokenCipher } from './platform/tokens.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
@@ -61,6 +64,10 @@ export interface AppDeps {
   config: Config
   store: Store
   kv: Kv
+  /** Car search sessions, bounded (memory or Redis). */
+  sessions: SessionStore
+  /** Says when to refuse work before memory runs out. */
+  loadGuard: LoadGuard
   locks: Locks
   rateLimiter: RateLimiter
   tokens: TokenCipher
@@ -171,6 +178,7 @@ export async function createApp(deps: AppDeps) {
       new ApiError('SERVICE_UNAVAILABLE', undefined, { reason: 'SHUTTING_DOWN' }, { headers: { 'retry-after': '1' } }),
     )
   })
+  installLoadShedding(app, deps.loadGuard)
   app.addHook('preClose', (done) => {
     closing = true
     done()
@@ -251,7 +259,7 @@ export async function createApp(deps: AppDeps) {
     search: carSearch({
       registry,
       callProvider,
-      kv,
+      sessions: deps.sessions,
       tokens,
       offerTokens: offers,
       geocoder: deps.geocoder,

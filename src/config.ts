@@ -18,6 +18,16 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Largest accepted request body in bytes. */
   bodyLimit: number
+  /** Car search sessions kept at most, across tenants (`SEARCH_SESSIONS_MAX`). */
+  searchSessionsMax: number
+  /** Bytes car search sessions may take at most, across tenants (`SEARCH_SESSIONS_MAX_MB`). */
+  searchSessionsMaxBytes: number
+  /** Load shedding: refuse work at this share of V8's heap limit (`HEAP_LIMIT_PERCENT`). */
+  heapLimitFraction: number
+  /** Load shedding: refuse work at this resident set size (`MEMORY_LIMIT_MB`); undefined: no RSS limit. */
+  memoryLimitBytes?: number
+  /** Load shedding: refuse work above this event-loop delay, p99 ms (`EVENT_LOOP_DELAY_LIMIT_MS`); 0: off. */
+  eventLoopDelayLimitMs: number
 }
 
 export class ConfigError extends Error {
@@ -80,6 +90,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     offerTokenTtlSeconds: int('OFFER_TOKEN_TTL_SECONDS', 1200, 1, 86_400),
     logLevel,
     bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
+    searchSessionsMax: int('SEARCH_SESSIONS_MAX', 100_000, 1, 100_000_000),
+    searchSessionsMaxBytes: int('SEARCH_SESSIONS_MAX_MB', 256, 1, 1_048_576) * 1_048_576,
+    heapLimitFraction: int('HEAP_LIMIT_PERCENT', 85, 10, 100) / 100,
+    ...(text('MEMORY_LIMIT_MB') ? { memoryLimitBytes: int('MEMORY_LIMIT_MB', 0, 64, 16_777_216) * 1_048_576 } : {}),
+    eventLoopDelayLimitMs: int('EVENT_LOOP_DELAY_LIMIT_MS', 0, 0, 600_000),
   }
   if (config.databaseUrl && !config.tokenKeys) {
     problems.push('TOKEN_KEYS is required when DATABASE_URL is set (every instance must share the same keys)')

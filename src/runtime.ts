@@ -9,8 +9,12 @@ import { kvLocks } from './platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
 import { connectRedis, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
 import type { Kv, RateLimiter } from './platform/kv/types.ts'
+import { createLoadGuard, type LoadReading } from './platform/load-guard.ts'
 import { createMailer, registerMailJobs } from './platform/mail.ts'
 import { createMetrics } from './platform/metrics.ts'
+import { memorySessions } from './platform/sessions/memory.ts'
+import { redisSessions } from './platform/sessions/redis.ts'
+import type { SessionStore } from './platform/sessions/types.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
 import type { Store } from './store/db.ts'
 import { kvJournal } from './store/kv-journal.ts'
@@ -32,6 +36,8 @@ export interface RuntimeOptions {
   onProviderProblem?: (providerId: string, message: string) => void
   /** Where providers report problems while they run (a feed failing on refresh); see ConnectorDeps.logger. */
   providerLogger?: ConnectorDeps['logger']
+  /** The load guard's readings instead of this process's (tests); the guard then samples only when told to. */
+  loadReading?: () => LoadReading
 }
 
 /** Opens everything the app depends on, for the shape the configuration asks for. */
@@ -42,11 +48,18 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     : await openPglite(options.inMemory ? undefined : `${config.dataDir}/db`)
   let kv: Kv
   let rateLimiter: RateLimiter
+  let sessions: SessionStore
+  const sessionLimits = {
+    maxEntries: config.searchSessionsMax,
+    maxBytes: config.searchSessionsMaxBytes,
+    now: () => clock().getTime(),
+  }
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl)
     const prefix = options.redisPrefix ?? 'mas:'
     kv = redisKv(redis, prefix)
     rateLimiter = redisRateLimiter(redis, prefix)
+    sessions = redisSessions(redis, prefix, sessionLimits)
   } else {
     // One instance: shared state in memory, and what must outlive a restart (the sandbox providers' own records)
     // written through to the database.
@@ -54,7 +67,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const now = () => clock().getTime()
     kv = memoryKv({ now, journal, restored: await journal.load(now()) })
     rateLimiter = memoryRateLimiter()
+    sessions = memorySessions(sessionLimits)
   }
+  const loadGuard = createLoadGuard({
+    heapFraction: config.heapLimitFraction,
+    rssLimitBytes: config.memoryLimitBytes,
+    eventLoopDelayLimitMs: config.eventLoopDelayLimitMs,
+    ...(options.loadReading ? { read: options.loadReading, intervalMs: 0 } : {}),
+  })
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
   const onProviderProblem = options.onProviderProblem ?? (() => {})
   const providerList = loadProviderEntries(config.providersFile)
@@ -75,6 +95,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     config,
     store,
     kv,
+    sessions,
+    loadGuard,
     locks: kvLocks(kv),
     rateLimiter,
     tokens,
@@ -90,6 +112,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       await jobs.stop()
       mailer.close()
       await registry.stop()
+      loadGuard.close()
+      await sessions.close()
       await kv.close()
       await store.close()
     },
