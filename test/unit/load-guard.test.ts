@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { createLoadGuard, type LoadReading, processReading } from '../../src/platform/load-guard.ts'
+
+const MiB = 1024 * 1024
+const calm: LoadReading = { heapUsed: 100 * MiB, heapLimit: 1000 * MiB, rss: 300 * MiB, eventLoopDelayMs: 5 }
+
+describe('load guard', () => {
+  it('refuses at the heap threshold and admits again only clearly below it', () => {
+    let reading = calm
+    const changes: [boolean, string | undefined][] = []
+    const guard = createLoadGuard({
+      heapFraction: 0.85,
+      eventLoopDelayLimitMs: 0,
+      read: () => reading,
+      intervalMs: 0,
+      onChange: (overloaded, _reading, why) => changes.push([overloaded, why]),
+    })
+    guard.sample()
+    assert.equal(guard.overloaded(), undefined)
+    reading = { ...calm, heapUsed: 850 * MiB }
+    guard.sample()
+    assert.equal(guard.overloaded(), 'heap')
+    reading = { ...calm, heapUsed: 820 * MiB }
+    guard.sample()
+    assert.equal(guard.overloaded(), 'heap', 'still within 5 % of the threshold')
+    reading = { ...calm, heapUsed: 800 * MiB }
+    guard.sample()
+    assert.equal(guard.overloaded(), undefined)
+    assert.deepEqual(changes, [
+      [true, 'heap'],
+      [false, undefined],
+    ])
+    guard.close()
+  })
+
+  it('refuses above an RSS limit and, when set, above an event-loop delay', () => {
+    let reading = calm
+    const guard = createLoadGuard({
+      heapFraction: 0.85,
+      rssLimitBytes: 512 * MiB,
+      eventLoopDelayLimitMs: 200,
+      read: () => reading,
+      intervalMs: 0,
+    })
+    reading = { ...calm, rss: 600 * MiB }
+    guard.sample()
+    assert.equal(guard.overloaded(), 'rss')
+    reading = { ...calm, eventLoopDelayMs: 450 }
+    guard.sample()
+    assert.equal(guard.overloaded(), 'event-loop')
+    reading = calm
+    guard.sample()
+    assert.equal(guard.overloaded(), undefined)
+    const off = createLoadGuard({ heapFraction: 0.85, eventLoopDelayLimitMs: 0, read: () => reading, intervalMs: 0 })
+    reading = { ...calm, eventLoopDelayMs: 5000, rss: 100_000 * MiB }
+    off.sample()
+    assert.equal(off.overloaded(), undefined, 'no RSS limit, no delay limit')
+    guard.close()
+    off.close()
+  })
+
+  it("reads this process's heap, RSS and event-loop delay", async () => {
+    const { read, stop } = processReading()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const reading = read()
+    stop()
+    assert.ok(reading.heapUsed > 0 && reading.heapLimit > reading.heapUsed)
+    assert.ok(reading.rss > reading.heapUsed / 2)
+    assert.ok(reading.eventLoopDelayMs >= 0 && Number.isFinite(reading.eventLoopDelayMs))
+  })
+})
