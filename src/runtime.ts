@@ -13,6 +13,7 @@ import { createLoadGuard, type LoadReading } from './platform/load-guard.ts'
 import { createMailer, registerMailJobs } from './platform/mail.ts'
 import { createMetrics } from './platform/metrics.ts'
 import { memorySessions } from './platform/sessions/memory.ts'
+import { registerMemoryMetrics } from './platform/sessions/metrics.ts'
 import { redisSessions } from './platform/sessions/redis.ts'
 import type { SessionStore } from './platform/sessions/types.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
@@ -87,6 +88,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     providerList.rejected,
   )
   const metrics = createMetrics()
+  registerMemoryMetrics(metrics.registry, sessions, loadGuard)
   // Polling every 5 s keeps the embedded database quiet between requests; vehicle actions start their job at once.
   const jobs = createJobs({ store, clock, pollMs: 5000 })
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir })
