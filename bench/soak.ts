@@ -131,6 +131,7 @@ interface Sample {
   sec: number
   rss?: number
   heap?: number
+  heapTotal?: number
   sessions?: number
   sessionBytes?: number
   evicted?: number
@@ -204,7 +205,9 @@ async function main(): Promise<number> {
     responses++
   })
   const samples: Sample[] = []
-  const rows: string[][] = [['time', 'RSS', 'heap used', 'sessions', 'session bytes', 'evicted', 'req/s', 'answers']]
+  const rows: string[][] = [
+    ['time', 'RSS', 'heap used', 'heap total', 'sessions', 'session bytes', 'evicted', 'req/s', 'answers'],
+  ]
   let lastAt = started
   const take = async () => {
     const now = performance.now()
@@ -213,6 +216,7 @@ async function main(): Promise<number> {
       sec: (now - started) / 1000,
       rss: processRssBytes(pid),
       heap: metric(text, 'nodejs_heap_size_used_bytes'),
+      heapTotal: metric(text, 'nodejs_heap_size_total_bytes'),
       sessions: metric(text, 'search_sessions'),
       sessionBytes: metric(text, 'search_session_bytes'),
       evicted: metric(text, 'search_sessions_evicted'),
@@ -227,6 +231,7 @@ async function main(): Promise<number> {
       clock(sample.sec),
       mib(sample.rss),
       mib(sample.heap),
+      mib(sample.heapTotal),
       sample.sessions === undefined ? 'n/a' : fmtInt(sample.sessions),
       mib(sample.sessionBytes),
       sample.evicted === undefined ? 'n/a' : fmtInt(sample.evicted),
@@ -236,7 +241,7 @@ async function main(): Promise<number> {
         .join(' '),
     ]
     rows.push(row)
-    log(`  ${row.slice(0, 7).join('  ')}  ${row[7]}`)
+    log(`  ${row.join('  ')}`)
   }
   const timer = setInterval(() => void take(), sampleSec * 1000)
   let died: string | undefined
@@ -258,7 +263,7 @@ async function main(): Promise<number> {
   await service.stop()
 
   log('')
-  for (const line of table(rows, [1, 2, 3, 4, 5, 6])) log(`  ${line}`)
+  for (const line of table(rows, [1, 2, 3, 4, 5, 6, 7])) log(`  ${line}`)
   const rss = samples.map((s) => s.rss).filter((v): v is number => v !== undefined)
   const peak = rss.length > 0 ? Math.max(...rss) : undefined
   const half = samples.filter((s) => s.rss !== undefined && s.sec >= samples[samples.length - 1].sec / 2)

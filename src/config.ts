@@ -91,7 +91,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel,
     bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
     searchSessionsMax: int('SEARCH_SESSIONS_MAX', 100_000, 1, 100_000_000),
-    searchSessionsMaxBytes: int('SEARCH_SESSIONS_MAX_MB', 256, 1, 1_048_576) * 1_048_576,
+    searchSessionsMaxBytes: int('SEARCH_SESSIONS_MAX_MB', 128, 1, 1_048_576) * 1_048_576,
     heapLimitFraction: int('HEAP_LIMIT_PERCENT', 85, 10, 100) / 100,
     ...(text('MEMORY_LIMIT_MB') ? { memoryLimitBytes: int('MEMORY_LIMIT_MB', 0, 64, 16_777_216) * 1_048_576 } : {}),
     eventLoopDelayLimitMs: int('EVENT_LOOP_DELAY_LIMIT_MS', 0, 0, 600_000),

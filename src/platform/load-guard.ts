@@ -13,7 +13,10 @@ export interface LoadReading {
 }
 
 export interface LoadGuardOptions {
-  /** Refuse work while the V8 heap in use is at or above this share of its limit (0 < x ≤ 1). */
+  /**
+   * Refuse work while the V8 heap in use is at or above this share of its limit (0 < x ≤ 1). Heap and RSS count as
+   * the least of the last five readings, so a peak of garbage just before a collection refuses nothing.
+   */
   heapFraction: number
   /** Refuse work while RSS is at or above this many bytes; undefined: no RSS limit. */
   rssLimitBytes?: number
@@ -40,6 +43,8 @@ export interface LoadGuard {
  * threshold would flip the service between answering and refusing at every sample.
  */
 const RESUME_AT = 0.95
+/** Readings whose least heap and RSS count (one a second: five seconds). */
+const MEMORY_WINDOW = 5
 
 /** This process's own figures; the event-loop histogram restarts at each reading. */
 export function processReading(): { read: () => LoadReading; stop: () => void } {
@@ -67,6 +72,9 @@ export function createLoadGuard(options: LoadGuardOptions): LoadGuard {
   const own = options.read ? undefined : processReading()
   const read = options.read ?? own!.read
   let why: string | undefined
+  // Memory is judged on the least of the last readings: garbage the collector has not reached yet comes and goes
+  // between them, what is alive stays.
+  const recent: LoadReading[] = []
   const judge = (reading: LoadReading): string | undefined => {
     // A guard already refusing needs the figures clearly below the thresholds to admit work again.
     const margin = why ? RESUME_AT : 1
@@ -77,7 +85,14 @@ export function createLoadGuard(options: LoadGuardOptions): LoadGuard {
     return undefined
   }
   const sample = () => {
-    const reading = read()
+    recent.push(read())
+    if (recent.length > MEMORY_WINDOW) recent.shift()
+    const latest = recent[recent.length - 1]
+    const reading: LoadReading = {
+      ...latest,
+      heapUsed: Math.min(...recent.map((r) => r.heapUsed)),
+      rss: Math.min(...recent.map((r) => r.rss)),
+    }
     const next = judge(reading)
     if ((next === undefined) !== (why === undefined)) options.onChange?.(next !== undefined, reading, next)
     why = next

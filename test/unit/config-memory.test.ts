@@ -6,7 +6,7 @@ describe('configuration of memory bounds and load shedding', () => {
   it('has defaults that bound sessions and shed at 85 % of the heap limit', () => {
     const config = loadConfig({})
     assert.equal(config.searchSessionsMax, 100_000)
-    assert.equal(config.searchSessionsMaxBytes, 256 * 1024 * 1024)
+    assert.equal(config.searchSessionsMaxBytes, 128 * 1024 * 1024)
     assert.equal(config.heapLimitFraction, 0.85)
     assert.equal(config.memoryLimitBytes, undefined)
     assert.equal(config.eventLoopDelayLimitMs, 0)

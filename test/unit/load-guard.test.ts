@@ -5,6 +5,11 @@ import { createLoadGuard, type LoadReading, processReading } from '../../src/pla
 const MiB = 1024 * 1024
 const calm: LoadReading = { heapUsed: 100 * MiB, heapLimit: 1000 * MiB, rss: 300 * MiB, eventLoopDelayMs: 5 }
 
+/** Enough readings to fill the guard's window of five. */
+const settle = (guard: { sample(): void }) => {
+  for (let i = 0; i < 5; i++) guard.sample()
+}
+
 describe('load guard', () => {
   it('refuses at the heap threshold and admits again only clearly below it', () => {
     let reading = calm
@@ -16,16 +21,16 @@ describe('load guard', () => {
       intervalMs: 0,
       onChange: (overloaded, _reading, why) => changes.push([overloaded, why]),
     })
-    guard.sample()
+    settle(guard)
     assert.equal(guard.overloaded(), undefined)
     reading = { ...calm, heapUsed: 850 * MiB }
-    guard.sample()
+    settle(guard)
     assert.equal(guard.overloaded(), 'heap')
     reading = { ...calm, heapUsed: 820 * MiB }
-    guard.sample()
+    settle(guard)
     assert.equal(guard.overloaded(), 'heap', 'still within 5 % of the threshold')
     reading = { ...calm, heapUsed: 800 * MiB }
-    guard.sample()
+    settle(guard)
     assert.equal(guard.overloaded(), undefined)
     assert.deepEqual(changes, [
       [true, 'heap'],
@@ -44,20 +49,37 @@ describe('load guard', () => {
       intervalMs: 0,
     })
     reading = { ...calm, rss: 600 * MiB }
-    guard.sample()
+    settle(guard)
     assert.equal(guard.overloaded(), 'rss')
     reading = { ...calm, eventLoopDelayMs: 450 }
-    guard.sample()
+    settle(guard)
     assert.equal(guard.overloaded(), 'event-loop')
     reading = calm
-    guard.sample()
+    settle(guard)
     assert.equal(guard.overloaded(), undefined)
     const off = createLoadGuard({ heapFraction: 0.85, eventLoopDelayLimitMs: 0, read: () => reading, intervalMs: 0 })
     reading = { ...calm, eventLoopDelayMs: 5000, rss: 100_000 * MiB }
-    off.sample()
+    settle(off)
     assert.equal(off.overloaded(), undefined, 'no RSS limit, no delay limit')
     guard.close()
     off.close()
+  })
+
+  it('does not refuse for a peak of garbage that the next collection removes', () => {
+    let reading = calm
+    const guard = createLoadGuard({ heapFraction: 0.85, eventLoopDelayLimitMs: 0, read: () => reading, intervalMs: 0 })
+    settle(guard)
+    reading = { ...calm, heapUsed: 900 * MiB }
+    guard.sample()
+    guard.sample()
+    reading = calm
+    guard.sample()
+    reading = { ...calm, heapUsed: 900 * MiB }
+    guard.sample()
+    assert.equal(guard.overloaded(), undefined)
+    for (let i = 0; i < 4; i++) guard.sample()
+    assert.equal(guard.overloaded(), 'heap', 'five readings in a row above the threshold')
+    guard.close()
   })
 
   it("reads this process's heap, RSS and event-loop delay", async () => {
