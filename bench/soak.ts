@@ -14,6 +14,8 @@
  *   SOAK_CONNECTIONS      concurrent searches (default 100)
  *   SOAK_SAMPLE_SECONDS   seconds between report lines (default 30)
  *   SOAK_LIMIT_MB         the RSS the service must stay under (default 1024)
+ *   SOAK_HEAP_MB          the service's V8 heap limit (--max-old-space-size), as a container of some memory would
+ *                         give it; default: what Node picks for this machine
  *   SOAK_SERVICE          the service's entry file (default src/main.ts; another checkout's, to compare)
  * The service inherits the rest of the environment (SEARCH_SESSIONS_MAX_MB, HEAP_LIMIT_PERCENT, ...).
  *
@@ -54,6 +56,15 @@ try {
   process.exit(2)
 }
 const entry = process.env.SOAK_SERVICE?.trim() || 'src/main.ts'
+const heapMb = process.env.SOAK_HEAP_MB?.trim()
+if (heapMb) {
+  if (!/^[1-9]\d*$/.test(heapMb)) {
+    process.stderr.write(`SOAK_HEAP_MB must be a whole number of MiB, got "${heapMb}"\n`)
+    process.exit(2)
+  }
+  // startService passes these flags to the service's node.
+  process.env.BENCH_SERVICE_NODE_OPTIONS = `${process.env.BENCH_SERVICE_NODE_OPTIONS ?? ''} --max-old-space-size=${heapMb}`
+}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -145,6 +156,12 @@ async function main(): Promise<number> {
     `soak: ${minutes} min of car searches, ${connections} concurrent, ${PROVIDERS} sandbox car providers at ` +
       `${PROVIDER_LATENCY_MS} ms, embedded shape (${entry}); a line every ${sampleSec} s; limit ${limitMb} MiB RSS`,
   )
+  const settings = ['SEARCH_SESSIONS_MAX', 'SEARCH_SESSIONS_MAX_MB', 'HEAP_LIMIT_PERCENT', 'MEMORY_LIMIT_MB']
+    .filter((name) => process.env[name])
+    .map((name) => `${name}=${process.env[name]}`)
+  if (process.env.BENCH_SERVICE_NODE_OPTIONS?.trim())
+    settings.push(`node ${process.env.BENCH_SERVICE_NODE_OPTIONS.trim()}`)
+  log(`  service settings: ${settings.length > 0 ? settings.join(', ') : 'the defaults'}`)
   const service = await startService({ PROVIDERS_FILE: writeProvidersFile() }, entry)
   const pid = service.child.proc.pid
   const { secret } = await createTenantKey(service, {

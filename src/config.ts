@@ -20,8 +20,11 @@ export interface Config {
   bodyLimit: number
   /** Car search sessions kept at most, across tenants (`SEARCH_SESSIONS_MAX`). */
   searchSessionsMax: number
-  /** Bytes car search sessions may take at most, across tenants (`SEARCH_SESSIONS_MAX_MB`). */
-  searchSessionsMaxBytes: number
+  /**
+   * Bytes car search sessions may take at most, across tenants (`SEARCH_SESSIONS_MAX_MB`); undefined: 128 MiB, and in
+   * memory no more than an eighth of V8's heap limit.
+   */
+  searchSessionsMaxBytes?: number
   /** Load shedding: refuse work at this share of V8's heap limit (`HEAP_LIMIT_PERCENT`). */
   heapLimitFraction: number
   /** Load shedding: refuse work at this resident set size (`MEMORY_LIMIT_MB`); undefined: no RSS limit. */
@@ -91,7 +94,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel,
     bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 50 * 1_048_576),
     searchSessionsMax: int('SEARCH_SESSIONS_MAX', 100_000, 1, 100_000_000),
-    searchSessionsMaxBytes: int('SEARCH_SESSIONS_MAX_MB', 128, 1, 1_048_576) * 1_048_576,
+    ...(text('SEARCH_SESSIONS_MAX_MB')
+      ? { searchSessionsMaxBytes: int('SEARCH_SESSIONS_MAX_MB', 128, 1, 1_048_576) * 1_048_576 }
+      : {}),
     heapLimitFraction: int('HEAP_LIMIT_PERCENT', 85, 10, 100) / 100,
     ...(text('MEMORY_LIMIT_MB') ? { memoryLimitBytes: int('MEMORY_LIMIT_MB', 0, 64, 16_777_216) * 1_048_576 } : {}),
     eventLoopDelayLimitMs: int('EVENT_LOOP_DELAY_LIMIT_MS', 0, 0, 600_000),

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8'
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
 import { buildRegistry, CONNECTORS, loadProviderEntries } from './connectors/registry.ts'
@@ -21,6 +22,9 @@ import type { Store } from './store/db.ts'
 import { kvJournal } from './store/kv-journal.ts'
 import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
+
+/** Search sessions' bytes unless SEARCH_SESSIONS_MAX_MB says otherwise. */
+const DEFAULT_SESSION_BYTES = 128 * 1_048_576
 
 export interface Runtime extends AppDeps {
   /** Closes the store, the shared state and the providers. */
@@ -52,7 +56,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   let sessions: SessionStore
   const sessionLimits = {
     maxEntries: config.searchSessionsMax,
-    maxBytes: config.searchSessionsMaxBytes,
+    maxBytes: config.searchSessionsMaxBytes ?? DEFAULT_SESSION_BYTES,
     now: () => clock().getTime(),
   }
   if (config.redisUrl) {
@@ -68,7 +72,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const now = () => clock().getTime()
     kv = memoryKv({ now, journal, restored: await journal.load(now()) })
     rateLimiter = memoryRateLimiter()
-    sessions = memorySessions(sessionLimits)
+    // In the heap, sessions leave room for everything else: a small heap (a container's) gets a smaller default.
+    const heapShare = Math.floor(getHeapStatistics().heap_size_limit / 8)
+    sessions = memorySessions({
+      ...sessionLimits,
+      maxBytes: config.searchSessionsMaxBytes ?? Math.min(DEFAULT_SESSION_BYTES, heapShare),
+    })
   }
   const loadGuard = createLoadGuard({
     heapFraction: config.heapLimitFraction,
