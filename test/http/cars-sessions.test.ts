@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { period, searchCars } from '../helpers/cars.ts'
-import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
+import {
+  ADMIN_TOKEN,
+  createTenant,
+  type Harness,
+  skipReason,
+  startHarness,
+  type TenantFixture,
+} from '../helpers/harness.ts'
 
 const MINUTE = 60_000
 
@@ -50,6 +57,13 @@ describe('car search sessions are bounded', { skip: skipReason }, () => {
     const quietPage = await nextPage(h, quiet.secret, kept)
     assert.equal(quietPage.status, 200, quietPage.text.slice(0, 500))
     assert.equal(quietPage.body.data.offers.length, 5)
+    // Operators see it: every instance reports what it evicted.
+    let evicted = 0
+    for (let instance = 0; instance < h.apps.length; instance++) {
+      const metrics = await h.request({ url: '/metrics', key: ADMIN_TOKEN, instance })
+      evicted += Number(/^search_sessions_evicted (\d+)$/m.exec(metrics.text)?.[1])
+    }
+    assert.equal(evicted, 3)
   })
 
   it('a session lasts 30 minutes from its last page; then its cursor answers INVALID_CURSOR (CURSOR_EXPIRED)', async () => {
