@@ -12,10 +12,24 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     body?: string | Buffer
     /** Sent in turn by every connection; what a request leaves out comes from the options above. */
-    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }[]
+    requests?: Request[]
     /** Seconds before a request counts as a timeout. */
     timeout?: number
     title?: string
+  }
+
+  /** Per-connection state kept between its requests. */
+  export type Context = Record<string, unknown>
+
+  export interface Request {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string | Buffer
+    /** Changes the request before it is sent; a falsy answer starts the connection's list over. */
+    setupRequest?: (request: Request, context: Context) => Request | undefined
+    /** Sees the answer (autocannon then collects the body). */
+    onResponse?: (status: number, body: string, context: Context, headers: Record<string, string>) => void
   }
 
   export interface Histogram {

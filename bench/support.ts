@@ -212,10 +212,11 @@ export interface Service {
 const SHAPE_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'TOKEN_KEYS', 'PROVIDERS_FILE', 'SMTP_URL', 'BODY_LIMIT_BYTES']
 
 /**
- * Starts `node src/main.ts` in the embedded shape and waits until GET /health answers 200.
+ * Starts `node src/main.ts` (or another `entry`, e.g. another checkout's, to compare) in the embedded shape and waits
+ * until GET /health answers 200.
  * BENCH_SERVICE_NODE_OPTIONS adds flags to the service's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startService(extraEnv: Record<string, string> = {}): Promise<Service> {
+export async function startService(extraEnv: Record<string, string> = {}, entry = 'src/main.ts'): Promise<Service> {
   const dataDir = makeTempDir('mas-bench-')
   const port = await freePort()
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`
@@ -230,7 +231,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     ...extraEnv,
   })
   const nodeFlags = (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)
-  const child = spawnChild('service', [...nodeFlags, 'src/main.ts'], env)
+  const child = spawnChild('service', [...nodeFlags, entry], env)
   const baseUrl = `http://127.0.0.1:${port}`
 
   const request = async <T>(

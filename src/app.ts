@@ -39,6 +39,7 @@ import { authFailures } from './http/auth-failures.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
+import { installLoadShedding } from './http/load-shedding.ts'
 import { documentHeaders } from './http/openapi-headers.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
@@ -47,9 +48,11 @@ import { traceRequests } from './http/tracing.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
 import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
+import type { LoadGuard } from './platform/load-guard.ts'
 import type { Mailer } from './platform/mail.ts'
 import type { Metrics } from './platform/metrics.ts'
 import type { ReadinessChecks } from './platform/readiness.ts'
+import type { SessionStore } from './platform/sessions/types.ts'
 import type { TokenCipher } from './platform/tokens.ts'
 import type { Tracing } from './platform/tracing.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
@@ -67,6 +70,10 @@ export interface AppDeps {
   config: Config
   store: Store
   kv: Kv
+  /** Car search sessions, bounded (memory or Redis). */
+  sessions: SessionStore
+  /** Says when to refuse work before memory runs out. */
+  loadGuard: LoadGuard
   locks: Locks
   rateLimiter: RateLimiter
   tokens: TokenCipher
@@ -200,6 +207,7 @@ export async function createApp(deps: AppDeps) {
       new ApiError('SERVICE_UNAVAILABLE', undefined, { reason: 'SHUTTING_DOWN' }, { headers: { 'retry-after': '1' } }),
     )
   })
+  installLoadShedding(app, deps.loadGuard)
   app.addHook('preClose', (done) => {
     closing = true
     done()
@@ -294,7 +302,7 @@ export async function createApp(deps: AppDeps) {
     search: carSearch({
       registry,
       callProvider,
-      kv,
+      sessions: deps.sessions,
       tokens,
       offerTokens: offers,
       geocoder: deps.geocoder,

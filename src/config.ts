@@ -39,6 +39,19 @@ export interface Config {
   otlpTracesUrl?: string
   /** `service.name` of the traces (OTEL_SERVICE_NAME). */
   serviceName: string
+  /** Car search sessions kept at most, across tenants (`SEARCH_SESSIONS_MAX`). */
+  searchSessionsMax: number
+  /**
+   * Bytes car search sessions may take at most, across tenants (`SEARCH_SESSIONS_MAX_MB`); undefined: 128 MiB, and in
+   * memory no more than an eighth of V8's heap limit.
+   */
+  searchSessionsMaxBytes?: number
+  /** Load shedding: refuse work at this share of V8's heap limit (`HEAP_LIMIT_PERCENT`). */
+  heapLimitFraction: number
+  /** Load shedding: refuse work at this resident set size (`MEMORY_LIMIT_MB`); undefined: no RSS limit. */
+  memoryLimitBytes?: number
+  /** Load shedding: refuse work above this event-loop delay, p99 ms (`EVENT_LOOP_DELAY_LIMIT_MS`); 0: off. */
+  eventLoopDelayLimitMs: number
 }
 
 export class ConfigError extends Error {
@@ -118,6 +131,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoTenant: oneOf('DEMO_TENANT', ['auto', 'true', 'false'], 'auto'),
     workers: text('WORKERS')?.toLowerCase() === 'auto' ? availableParallelism() : int('WORKERS', 1, 1, 256),
     serviceName: text('OTEL_SERVICE_NAME') ?? 'mobility-aggregation-service',
+    searchSessionsMax: int('SEARCH_SESSIONS_MAX', 100_000, 1, 100_000_000),
+    ...(text('SEARCH_SESSIONS_MAX_MB')
+      ? { searchSessionsMaxBytes: int('SEARCH_SESSIONS_MAX_MB', 128, 1, 1_048_576) * 1_048_576 }
+      : {}),
+    heapLimitFraction: int('HEAP_LIMIT_PERCENT', 85, 10, 100) / 100,
+    ...(text('MEMORY_LIMIT_MB') ? { memoryLimitBytes: int('MEMORY_LIMIT_MB', 0, 64, 16_777_216) * 1_048_576 } : {}),
+    eventLoopDelayLimitMs: int('EVENT_LOOP_DELAY_LIMIT_MS', 0, 0, 600_000),
   }
   // The OpenTelemetry variables: a base URL (the traces go to /v1/traces under it) or the traces URL itself.
   const tracesUrl = url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:'])

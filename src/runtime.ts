@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8'
 import { sql } from 'drizzle-orm'
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
@@ -11,9 +12,14 @@ import { kvLocks } from './platform/kv/locks.ts'
 import { memoryKv, memoryRateLimiter } from './platform/kv/memory.ts'
 import { connectRedis, failOverRateLimiter, redisKv, redisRateLimiter } from './platform/kv/redis.ts'
 import type { Kv, RateLimiter } from './platform/kv/types.ts'
+import { createLoadGuard, type LoadReading } from './platform/load-guard.ts'
 import { createMailer, type Mailer, registerMailJobs } from './platform/mail.ts'
 import { type CircuitValue, createMetrics, type Metrics } from './platform/metrics.ts'
 import type { ReadinessChecks } from './platform/readiness.ts'
+import { memorySessions } from './platform/sessions/memory.ts'
+import { registerMemoryMetrics } from './platform/sessions/metrics.ts'
+import { redisSessions } from './platform/sessions/redis.ts'
+import type { SessionStore } from './platform/sessions/types.ts'
 import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
 import { createTracing } from './platform/tracing.ts'
 import type { Store } from './store/db.ts'
@@ -22,6 +28,9 @@ import { kvJournal } from './store/kv-journal.ts'
 import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
 import { waitForDatabase } from './store/wait-for-database.ts'
+
+/** Search sessions' bytes unless SEARCH_SESSIONS_MAX_MB says otherwise. */
+const DEFAULT_SESSION_BYTES = 128 * 1_048_576
 
 export interface Runtime extends AppDeps {
   readiness: ReadinessChecks
@@ -45,6 +54,8 @@ export interface RuntimeOptions {
   onStartupNotice?: (message: string) => void
   /** Warnings of the service's own machinery while it runs (traces that cannot be sent). */
   onWarning?: (message: string) => void
+  /** The load guard's readings instead of this process's (tests); the guard then samples only when told to. */
+  loadReading?: () => LoadReading
 }
 
 /** How long start-up waits for Redis (and the restore of what it lost) before it goes on without it. */
@@ -74,6 +85,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   let kv: Kv
   let rateLimiter: RateLimiter
   const readiness: ReadinessChecks = { store: () => store.db.execute(sql`select 1`) }
+  let sessions: SessionStore
+  const sessionLimits = {
+    maxEntries: config.searchSessionsMax,
+    maxBytes: config.searchSessionsMaxBytes ?? DEFAULT_SESSION_BYTES,
+    now: () => clock().getTime(),
+  }
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl)
     readiness.redis = () => redis.ping()
@@ -85,6 +102,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     await shared.ready(REDIS_START_WAIT_MS)
     kv = shared
     rateLimiter = failOverRateLimiter(redisRateLimiter(redis, prefix), memoryRateLimiter())
+    sessions = redisSessions(redis, prefix, sessionLimits)
   } else {
     // One instance: shared state in memory, and what must outlive a restart (the sandbox providers' own records)
     // written through to the database.
@@ -92,7 +110,19 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const now = () => clock().getTime()
     kv = memoryKv({ now, journal, restored: await journal.load(now()) })
     rateLimiter = memoryRateLimiter()
+    // In the heap, sessions leave room for everything else: a small heap (a container's) gets a smaller default.
+    const heapShare = Math.floor(getHeapStatistics().heap_size_limit / 8)
+    sessions = memorySessions({
+      ...sessionLimits,
+      maxBytes: config.searchSessionsMaxBytes ?? Math.min(DEFAULT_SESSION_BYTES, heapShare),
+    })
   }
+  const loadGuard = createLoadGuard({
+    heapFraction: config.heapLimitFraction,
+    rssLimitBytes: config.memoryLimitBytes,
+    eventLoopDelayLimitMs: config.eventLoopDelayLimitMs,
+    ...(options.loadReading ? { read: options.loadReading, intervalMs: 0 } : {}),
+  })
   const tokens = createTokenCipher(loadOrCreateTokenKeys(config.tokenKeys, config.dataDir))
   const onProviderProblem = options.onProviderProblem ?? (() => {})
   for (const { at, message } of providerList.skipped) onProviderProblem(at, message)
@@ -111,6 +141,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     : undefined
   const metrics = createMetrics()
   const resilience = createResilience({ metrics })
+  registerMemoryMetrics(metrics.registry, sessions, loadGuard)
   // Polling every 5 s keeps the embedded database quiet between requests; vehicle actions start their job at once.
   const jobs = createJobs({ store, clock, pollMs: 5000 })
   const mailer = countFailedMails(createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir }), metrics)
@@ -132,6 +163,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     config,
     store,
     kv,
+    sessions,
+    loadGuard,
     locks: kvLocks(kv),
     rateLimiter,
     tokens,
@@ -149,6 +182,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
       await jobs.stop()
       mailer.close()
       await registry.stop()
+      loadGuard.close()
+      await sessions.close()
       await kv.close()
       await store.close()
       await tracing?.shutdown()

@@ -53,7 +53,7 @@ export function carRoutes(app: TypedApp, { search, stations, bookings, clock }: 
       schema: {
         ...doc(
           'Search car offers across providers',
-          'Asks every eligible provider in parallel under one deadline, then merges, filters (`filters`), scores and sorts (`sortBy`, default RECOMMENDED). `price` appears only when `estimatedKilometers` is sent. A provider that fails or misses the deadline is listed in `providers` and asked again on the next page. Pages with the opaque `cursor` (a 30-minute session, renewed per page); changed parameters start a fresh first page.',
+          'Asks every eligible provider in parallel under one deadline, then merges, filters (`filters`), scores and sorts (`sortBy`, default RECOMMENDED). `price` appears only when `estimatedKilometers` is sent. A provider that fails or misses the deadline is listed in `providers` and asked again on the next page. Pages with the opaque `cursor` (a 30-minute session, renewed per page); changed parameters start a fresh first page. A cursor whose session the service no longer holds answers 400 INVALID_CURSOR with `details.reason` CURSOR_EXPIRED (unused for 30 minutes) or SESSION_EVICTED (dropped sooner to keep memory bounded): search again without it.',
         ),
         body: CarSearchRequest,
         response: responses(CarSearchResult),

@@ -10,8 +10,8 @@ import {
   type ProviderCarOffer,
 } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
-import type { Kv } from '../../platform/kv/types.ts'
 import { randomId } from '../../platform/random.ts'
+import type { SessionStore } from '../../platform/sessions/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
@@ -43,7 +43,7 @@ export const MAX_RETRIES = 2
 export interface SearchDeps {
   registry: Registry
   callProvider: CallProvider
-  kv: Kv
+  sessions: SessionStore
   tokens: TokenCipher
   offerTokens: OfferTokens
   geocoder: Geocoder
@@ -84,7 +84,19 @@ export interface ProviderOutcome {
 }
 
 const cursorContext = (caller: Caller) => `cars-cursor|${caller.tenant.id}|${caller.environment}`
-const sessionKey = (id: string) => `cars:search:${id}`
+/** Sessions are bounded per tenant first (see SessionStore): a tenant's storm evicts its own. */
+const sessionScope = (caller: Caller) => caller.tenant.id
+
+interface CursorClaim {
+  /** The session. */
+  s: string
+  /** Hash of the search parameters. */
+  h: string
+  /** Where the next page starts in the session's order. */
+  o?: number
+  /** When the cursor was issued (ms): a session missing less than SESSION_TTL_MS later was evicted, not expired. */
+  t?: number
+}
 
 /** POST /cars: fan-out under one deadline, merge, filter, score, sort, and page through a server-side session. */
 export function carSearch(deps: SearchDeps) {
@@ -133,13 +145,12 @@ export function carSearch(deps: SearchDeps) {
     // (a client's retry) answers the same page.
     let offset = 0
     if (request.cursor) {
-      const claim = deps.tokens.open<{ s: string; h: string; o?: number }>(cursorContext(caller), request.cursor)
+      const claim = deps.tokens.open<CursorClaim>(cursorContext(caller), request.cursor)
       if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
       // Changed parameters start a fresh first page silently (spec 8).
       if (claim.h === h) {
-        const stored = await deps.kv.getJson<Session>(sessionKey(claim.s))
-        if (!stored)
-          throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
+        const stored = await deps.sessions.get<Session>(sessionScope(caller), claim.s)
+        if (!stored) throw sessionGone(claim, caller.now)
         // A copy: the memory store hands out the stored object itself.
         session = { ...stored, pending: [...stored.pending], retries: { ...stored.retries } }
         sessionId = claim.s
@@ -267,8 +278,12 @@ export function carSearch(deps: SearchDeps) {
     if (hasMore || sessionId) {
       // Saved (and its 30 minutes renewed) on every page; kept after the last page so that page can be asked again.
       sessionId ??= randomId(12)
-      await deps.kv.setJson(sessionKey(sessionId), s, SESSION_TTL_MS)
-      if (hasMore) nextCursor = deps.tokens.seal(cursorContext(caller), { s: sessionId, h, o: offset + page.length })
+      // The offers are the providers' immutable objects, which other sessions may hold too.
+      await deps.sessions.put(sessionScope(caller), sessionId, s, SESSION_TTL_MS, s.pool.offers)
+      if (hasMore) {
+        const claim: CursorClaim = { s: sessionId, h, o: offset + page.length, t: caller.now.getTime() }
+        nextCursor = deps.tokens.seal(cursorContext(caller), claim)
+      }
     }
 
     const byId = new Map(all.map((p) => [p.entry.id, p]))
@@ -286,4 +301,18 @@ export function carSearch(deps: SearchDeps) {
       warnings: s.warnings,
     }
   }
+}
+
+/**
+ * A cursor whose session is gone: expired (unused for 30 minutes, spec 8), or dropped sooner to keep memory bounded
+ * (evicted, or lost with a restart of the embedded service). Either way the search must start again.
+ */
+function sessionGone(claim: CursorClaim, now: Date): ApiError {
+  const age = claim.t === undefined ? Number.POSITIVE_INFINITY : now.getTime() - claim.t
+  return age >= SESSION_TTL_MS
+    ? new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
+    : new ApiError('INVALID_CURSOR', undefined, {
+        cursor: 'belongs to a search session the service no longer holds; search again without it',
+        reason: 'SESSION_EVICTED',
+      })
 }

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify'
+import type { LoadGuard } from '../platform/load-guard.ts'
+import { ApiError } from './errors.ts'
+
+/** Probes and scrapes answer however loaded the service is: they are how operators see the overload. */
+const EXEMPT = new Set(['/health', '/ready', '/metrics'])
+/** Seconds a refused client waits: a few samples of the guard, time for the collector to catch up. */
+export const OVERLOADED_RETRY_AFTER_SECONDS = 5
+
+/** Refuses every other request with 503 SERVICE_UNAVAILABLE (`OVERLOADED`, `Retry-After`) while the guard says so. */
+export function installLoadShedding(app: FastifyInstance, guard: LoadGuard): void {
+  let refusing = false
+  app.addHook('onRequest', (request, _reply, done) => {
+    const why = guard.overloaded()
+    if (why === undefined) {
+      if (refusing) app.log.warn('load shedding stopped: admitting requests again')
+      refusing = false
+      return done()
+    }
+    if (!refusing) app.log.warn({ cause: why }, 'load shedding: refusing requests with 503 OVERLOADED')
+    refusing = true
+    const query = request.url.indexOf('?')
+    if (EXEMPT.has(query < 0 ? request.url : request.url.slice(0, query))) return done()
+    done(
+      new ApiError(
+        'SERVICE_UNAVAILABLE',
+        undefined,
+        { reason: 'OVERLOADED' },
+        { headers: { 'retry-after': String(OVERLOADED_RETRY_AFTER_SECONDS) } },
+      ),
+    )
+  })
+}
