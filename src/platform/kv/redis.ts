@@ -70,7 +70,7 @@ const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|OOM|MI
  * drops the connection: a hung server then fails every further command at once (until a reconnect succeeds) instead
  * of costing each request another timeout.
  */
-function failure(redis: Redis) {
+export function failure(redis: Redis) {
   return (error: unknown): never => {
     if (error instanceof ApiError) throw error
     const outage = outageIn(error)

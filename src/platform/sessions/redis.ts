@@ -1,6 +1,7 @@
 import { promisify } from 'node:util'
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib'
 import type { Redis } from 'ioredis'
+import { failure } from '../kv/redis.ts'
 import type { SessionLimits, SessionStats, SessionStore } from './types.ts'
 
 /** Key names, the sorted-set member and the hash field of each session, as Redis holds them. */
@@ -124,32 +125,26 @@ export function redisSessions(redis: Redis, prefix: string, options: RedisSessio
   const r = redis as Redis & { sessionsPut(...args: (string | number | Buffer)[]): Promise<number> }
   const value = (scope: string, id: string) => `${prefix}sess:v:${scope}:${id}`
   let evicted = 0
+  // An outage answers 503 REDIS_UNAVAILABLE, as every other use of Redis does (src/platform/kv/redis.ts).
+  const fail = failure(redis)
   return {
     get: async <T>(scope: string, id: string) => {
       const [raw, expiry] = await Promise.all([
         redis.getBuffer(value(scope, id)),
         redis.zscore(`${prefix}sess:lru:${scope}`, id),
-      ])
+      ]).catch(fail)
       if (raw === null || expiry === null || Number(expiry) <= now()) return undefined
       return JSON.parse((await decompress(raw)).toString('utf8')) as T
     },
     put: async (scope, id, session, ttlMs) => {
       const packed = await compress(Buffer.from(JSON.stringify(session)), BROTLI)
       const ttl = Math.max(1, Math.ceil(ttlMs))
-      evicted += await r.sessionsPut(
-        prefix,
-        scope,
-        id,
-        packed,
-        now(),
-        ttl,
-        options.maxEntries,
-        options.maxBytes,
-        ENTRY_OVERHEAD,
-      )
+      evicted += await r
+        .sessionsPut(prefix, scope, id, packed, now(), ttl, options.maxEntries, options.maxBytes, ENTRY_OVERHEAD)
+        .catch(fail)
     },
     stats: async (): Promise<SessionStats> => {
-      const [entries, bytes] = await redis.hmget(`${prefix}sess:totals`, 'entries', 'bytes')
+      const [entries, bytes] = await redis.hmget(`${prefix}sess:totals`, 'entries', 'bytes').catch(fail)
       return { entries: Number(entries ?? 0), bytes: Number(bytes ?? 0), evicted }
     },
     close: async () => {},
