@@ -1,0 +1,582 @@
+import fc from 'fast-check'
+import { At, Raw, Ref, type Template } from './template.ts'
+
+/** The subset of JSON Schema (OpenAPI 3.1) the service's document uses. */
+export interface Schema {
+  type?: string | string[]
+  enum?: unknown[]
+  const?: unknown
+  properties?: Record<string, Schema>
+  required?: string[]
+  additionalProperties?: boolean | Schema
+  items?: Schema
+  oneOf?: Schema[]
+  anyOf?: Schema[]
+  allOf?: Schema[]
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
+  minLength?: number
+  maxLength?: number
+  minItems?: number
+  maxItems?: number
+  uniqueItems?: boolean
+  pattern?: string
+  format?: string
+  default?: unknown
+  minProperties?: number
+  discriminator?: { propertyName: string }
+}
+
+const HOUR = 3600_000
+const DAY = 24 * HOUR
+
+// ---------------------------------------------------------------------------------------------------------------
+// Text that no field should accept, or that only free text should
+
+/** C0 and C1 controls, DEL, lone surrogates, and other code points that break naive handling. */
+export const NASTY_CHARS = [
+  '\u0000',
+  '\u0001',
+  '\u0007',
+  '\u0008',
+  '\t',
+  '\n',
+  '\u000b',
+  '\u000c',
+  '\r',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  '\u0085',
+  '\u009b',
+  '\u009f',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\ufeff',
+  '\ufffe',
+  '\uffff',
+  '\u2028',
+  '\u2029',
+  '\u202e',
+  '\u200b',
+  '\u0301',
+]
+
+/** Any code point, lone surrogates and controls included (fast-check's own units leave lone surrogates out). */
+const anyChar = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...NASTY_CHARS) },
+  { weight: 2, arbitrary: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) },
+  { weight: 1, arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }).map((c) => String.fromCodePoint(c)) },
+)
+
+export const nastyString = fc.array(anyChar, { minLength: 1, maxLength: 12 }).map((a) => a.join(''))
+
+/** `base` with control characters or lone surrogates put in front, in the middle or at the end. */
+export const tainted = (base: string) =>
+  fc.tuple(fc.constantFrom('start', 'middle', 'end', 'only'), nastyString).map(([where, bad]) => {
+    if (where === 'only') return bad
+    if (where === 'start') return bad + base
+    if (where === 'end') return base + bad
+    const i = Math.floor(base.length / 2)
+    return base.slice(0, i) + bad + base.slice(i)
+  })
+
+const LONG_LENGTHS = [101, 201, 256, 301, 1001, 4097, 8193, 65_537, 300_000]
+export const longString = fc
+  .tuple(fc.constantFrom(...LONG_LENGTHS), fc.constantFrom('a', 'é', '🚲', '0', '%', ' ', '\\'))
+  .map(([n, c]) => c.repeat(c.length === 2 ? Math.ceil(n / 2) : n))
+
+// ---------------------------------------------------------------------------------------------------------------
+// Numbers
+
+/** Numbers JSON can carry, the ones JSON.stringify cannot write included (as Raw text). */
+export const nastyNumber: fc.Arbitrary<Template> = fc.oneof(
+  fc.constantFrom<Template>(
+    0,
+    -1,
+    1,
+    -0.5,
+    0.5,
+    1.5,
+    -1e9,
+    1e9,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    2 ** 32,
+    2 ** 53 + 2,
+    -(2 ** 53) - 2,
+    Number.MAX_SAFE_INTEGER,
+    Number.MAX_VALUE,
+    -Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    Number.EPSILON,
+    1e21,
+    1e-7,
+  ),
+  fc.constantFrom(
+    new Raw('1e309'),
+    new Raw('-1e309'),
+    new Raw('1e-400'),
+    new Raw('-0'),
+    new Raw('-0.0'),
+    new Raw('1E2'),
+    new Raw('1.0'),
+    new Raw('123456789012345678901234567890'),
+    new Raw('0.1e-999999'),
+    new Raw(`1${'0'.repeat(400)}`),
+    new Raw(`0.${'1'.repeat(400)}`),
+  ),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer({ min: -(2 ** 31), max: 2 ** 31 }),
+)
+
+/** What a query string or path can say instead of a number. */
+export const nastyNumericText = fc.oneof(
+  fc.constantFrom(
+    '1e309',
+    '-1e309',
+    'Infinity',
+    '-Infinity',
+    'NaN',
+    '-0',
+    '0x10',
+    '0b1',
+    '1_000',
+    ' 5',
+    '5 ',
+    '+5',
+    '.5',
+    '5.',
+    '1e5',
+    '١٢',
+    '９',
+    '',
+    '9'.repeat(400),
+    '0.0000000000000000000001',
+    '-1',
+    '2147483648',
+    '9007199254740993',
+    'true',
+    'null',
+    '[]',
+    '1,2',
+  ),
+  nastyNumber.map((n) => (n instanceof Raw ? n.text : String(n))),
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Nesting and whole documents
+
+/** Arrays or objects nested `depth` deep (JSON.parse copes; recursive code after it may not). */
+export const deepNesting = fc
+  .tuple(fc.constantFrom(10, 100, 1000, 10_000, 100_000), fc.constantFrom('array', 'object', 'mixed'))
+  .map(([depth, kind]) => {
+    if (kind === 'array') return new Raw(`${'['.repeat(depth)}${']'.repeat(depth)}`)
+    if (kind === 'object') return new Raw(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)
+    return new Raw(`${'[{"a":'.repeat(depth / 2)}1${'}]'.repeat(depth / 2)}`)
+  })
+
+/** Keys that poison prototypes or break naive record handling. */
+export const NASTY_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '',
+  ' ',
+  '$where',
+  '$ne',
+  'a.b',
+  'a[0]',
+  '\u0000',
+  '\ud800',
+  'x'.repeat(300),
+]
+
+export const wrongType: fc.Arbitrary<Template> = fc.oneof(
+  fc.constantFrom<Template>(null, true, false, '', ' ', '0', 'null', 'undefined', [], {}, [null], [[]], [{}]),
+  fc.constant<Template>({ $ne: null }),
+  fc.constant<Template>({ __proto__x: 1 }),
+  fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Template>,
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dates, e-mails, URIs: well-formed-looking and not
+
+export const nastyDateTime: fc.Arbitrary<Template> = fc.oneof(
+  fc.constantFrom<Template>(
+    '2020-01-01T00:00:00Z',
+    '1970-01-01T00:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59Z',
+    '9999-12-31T23:59:59.999999999+14:00',
+    '+275760-09-13T00:00:00Z',
+    '-000001-01-01T00:00:00Z',
+    '2031-02-30T10:00:00Z',
+    '2031-13-01T10:00:00Z',
+    '2031-06-01T24:00:00Z',
+    '2031-06-01T23:59:60Z',
+    '2031-06-30T23:59:60Z',
+    '2031-06-01T10:00:00+24:00',
+    '2031-06-01T10:00:00-23:59',
+    '2031-06-01T10:00:00',
+    '2031-06-01',
+    '2031-06-01 10:00:00Z',
+    '2031-06-01t10:00:00z',
+    '2031-06-01T10:00:00.Z',
+    'now',
+    'tomorrow',
+    '',
+    '1e309',
+    'T',
+    'Z',
+  ),
+  fc
+    .constantFrom(-400 * DAY, -DAY, -HOUR, -1, 0, 1, 60_000, 30 * DAY, 400 * DAY, 3650 * DAY, 99 * 365 * DAY)
+    .map((ms) => new At(ms) as Template),
+  fc.integer({ min: -1e15, max: 1e15 }).map((n) => n as Template),
+)
+
+export const nastyDate: fc.Arbitrary<Template> = fc.constantFrom<Template>(
+  '2000-02-29',
+  '1900-02-29',
+  '2001-02-29',
+  '0000-00-00',
+  '9999-99-99',
+  '0001-01-01',
+  '9999-12-31',
+  '1850-01-01',
+  '2031-06-01T00:00:00Z',
+  '20310601',
+  '31.12.1990',
+  '',
+  new At(DAY, 'date'),
+  new At(-DAY, 'date'),
+  new At(365 * 200 * DAY, 'date'),
+)
+
+export const nastyEmail: fc.Arbitrary<Template> = fc.constantFrom<Template>(
+  'a@b',
+  'a@b.c',
+  '@example.com',
+  'a@',
+  'a b@example.com',
+  '"a b"@example.com',
+  'a..b@example.com',
+  'a@[127.0.0.1]',
+  'ä@müller.de',
+  `${'x'.repeat(64)}@example.com`,
+  `${'x'.repeat(65)}@example.com`,
+  `a@${'b'.repeat(250)}.com`,
+  'a@example.com\u0000',
+  'a@example.com\r\nBcc: x@example.com',
+  'a@example.com,b@example.com',
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tokens, cursors and ids that look right and are not
+
+const b64url = fc
+  .string({
+    unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'),
+    maxLength: 400,
+  })
+  .map((s) => s)
+
+/** Garbage shaped like the service's sealed tokens (kid.payload), JWTs, keys of another format. */
+export const garbageToken: fc.Arbitrary<Template> = fc.oneof(
+  b64url,
+  b64url.map((s) => `k1.${s}`),
+  b64url.map((s) => `v1.${s}`),
+  b64url.map((s) => `zr1_${s}`),
+  b64url.map((s) => `eyJhbGciOiJub25lIn0.${s}.`),
+  fc.constantFrom('', ' ', '.', '..', '...', 'null', 'undefined', 'k1.', '.k1', 'zr1_', '%00', '\u0000', '=', '=='),
+  tainted('k1.AAAA'),
+  longString,
+)
+
+/** Transformations of a real token: still well-formed looking, no longer valid. */
+export const TOKEN_TWISTS: [string, (s: string) => string][] = [
+  ['truncated', (s) => s.slice(0, Math.max(1, Math.floor(s.length / 2)))],
+  ['last char changed', (s) => s.slice(0, -1) + (s.endsWith('A') ? 'B' : 'A')],
+  ['first char changed', (s) => (s.startsWith('A') ? 'B' : 'A') + s.slice(1)],
+  [
+    'middle char changed',
+    (s) => s.slice(0, s.length >> 1) + (s[s.length >> 1] === 'x' ? 'y' : 'x') + s.slice((s.length >> 1) + 1),
+  ],
+  ['doubled', (s) => s + s],
+  ['padded', (s) => `${s}==`],
+  ['spaces around', (s) => ` ${s} `],
+  ['upper case', (s) => s.toUpperCase()],
+  ['NUL appended', (s) => `${s}\u0000`],
+  ['lone surrogate appended', (s) => `${s}\ud800`],
+  ['url-encoded', (s) => encodeURIComponent(s)],
+  ['kid removed', (s) => s.replace(/^[^.]*\./, '')],
+  ['other kid', (s) => s.replace(/^[^.]*\./, 'zz.')],
+  ['base64 padding chars', (s) => s.replace(/-/g, '+').replace(/_/g, '/')],
+]
+
+/** A real token of `slot`, twisted. */
+export const twistedRef = (slot: string) =>
+  fc
+    .tuple(fc.nat(), fc.constantFrom(...TOKEN_TWISTS))
+    .map(([pick, [label, twist]]) => new Ref(slot, pick, twist, `${slot} ${label}`) as Template)
+
+export const nastyId: fc.Arbitrary<Template> = fc.oneof(
+  fc.constantFrom<Template>(
+    '..',
+    '.',
+    '%2e%2e',
+    '%2F',
+    '%00',
+    '%',
+    '%zz',
+    '%C0%80',
+    '%ED%A0%80',
+    '%FF%FE',
+    'a%2Fb',
+    "1' OR '1'='1",
+    '1;DROP TABLE bookings',
+    '$(id)',
+    '{{7*7}}',
+    '0',
+    '-1',
+    '1e309',
+    'null',
+    'undefined',
+    'NaN',
+    'bk_',
+    'ten_',
+    'key_',
+    'trip_',
+    'zr1_',
+    'sandbox:',
+    'sandbox-transit:',
+    ' ',
+    'ÄÖÜ',
+    '🚲',
+    'A'.repeat(10),
+    'a'.repeat(101),
+    'a'.repeat(301),
+    'a'.repeat(4097),
+    'a'.repeat(9000),
+  ),
+  nastyString,
+  b64url,
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Valid values from a schema (the base that mutations start from when no hand-written example exists)
+
+const SAFE_TEXT = fc.string({
+  unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -'),
+  minLength: 1,
+  maxLength: 12,
+})
+
+const firstType = (s: Schema) => (Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type)
+
+/** A better valid value for a field than its schema alone gives (a coordinate in Berlin, a real provider id). */
+export type Hint = (name: string, schema: Schema) => fc.Arbitrary<Template> | undefined
+
+export function validOf(schema: Schema | undefined, name = '', hint?: Hint): fc.Arbitrary<Template> {
+  if (!schema) return fc.constant('x')
+  const hinted = hint?.(name, schema)
+  if (hinted) return hinted
+  if (schema.const !== undefined) return fc.constant(schema.const as Template)
+  if (schema.enum) return fc.constantFrom(...(schema.enum as Template[]))
+  const branches = schema.oneOf ?? schema.anyOf
+  if (branches) return fc.oneof(...branches.map((b) => validOf({ ...b, type: b.type ?? schema.type }, name, hint)))
+  if (schema.allOf) return validOf(Object.assign({}, ...schema.allOf), name, hint)
+  switch (firstType(schema)) {
+    case 'object':
+      return validObject(schema, hint)
+    case 'array': {
+      const min = schema.minItems ?? 0
+      const max = Math.min(schema.maxItems ?? min + 3, min + 3)
+      return schema.uniqueItems
+        ? fc.uniqueArray(validOf(schema.items, name, hint), {
+            minLength: min,
+            maxLength: max,
+            selector: (v) => JSON.stringify(v),
+          })
+        : fc.array(validOf(schema.items, name, hint), { minLength: min, maxLength: max })
+    }
+    case 'string':
+      return validString(schema, name)
+    case 'integer': {
+      const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0)
+      const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : min + 1000)
+      return fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, min + 100_000)) })
+    }
+    case 'number': {
+      const min = schema.minimum ?? schema.exclusiveMinimum ?? 0
+      const max = schema.maximum ?? schema.exclusiveMaximum ?? min + 1000
+      return fc
+        .double({ min, max, noNaN: true, noDefaultInfinity: true })
+        .filter((n) => (schema.exclusiveMinimum === undefined || n > schema.exclusiveMinimum) && n !== max + 1)
+        .map((n) => Math.round(n * 1e6) / 1e6)
+        .filter(
+          (n) =>
+            n >= min &&
+            n <= max &&
+            (schema.exclusiveMinimum === undefined || n > schema.exclusiveMinimum) &&
+            (schema.exclusiveMaximum === undefined || n < schema.exclusiveMaximum),
+        )
+    }
+    case 'boolean':
+      return fc.boolean()
+    case 'null':
+      return fc.constant(null)
+    default:
+      return fc.constant('x')
+  }
+}
+
+function validObject(schema: Schema, hint?: Hint): fc.Arbitrary<Template> {
+  const props = schema.properties ?? {}
+  const required = new Set(schema.required ?? [])
+  const entries = Object.entries(props)
+  if (entries.length === 0) {
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+      return fc.dictionary(
+        fc.constantFrom('flightNumber', 'note', 'x'),
+        validOf(schema.additionalProperties, '', hint) as fc.Arbitrary<any>,
+        {
+          maxKeys: 2,
+        },
+      )
+    }
+    return fc.constant({})
+  }
+  const record: Record<string, fc.Arbitrary<Template>> = {}
+  for (const [k, v] of entries) record[k] = validOf(v, k, hint)
+  const requiredKeys = entries.map(([k]) => k).filter((k) => required.has(k))
+  return fc.record(record, { requiredKeys }).map((o) => {
+    // minProperties (a PATCH): keep at least one.
+    if ((schema.minProperties ?? 0) > Object.keys(o).length && entries.length > 0) {
+      const [k] = entries[0]
+      return { ...o, [k]: fc.sample(record[k], { numRuns: 1, seed: 1 })[0] }
+    }
+    return o
+  }) as fc.Arbitrary<Template>
+}
+
+function validString(schema: Schema, name: string): fc.Arbitrary<Template> {
+  const fits = (s: string) =>
+    s.length >= (schema.minLength ?? 0) && s.length <= (schema.maxLength ?? Number.POSITIVE_INFINITY)
+  switch (schema.format) {
+    case 'date-time':
+      return fc.integer({ min: 1, max: 30 * 24 }).map((h) => new At(h * HOUR) as Template)
+    case 'date':
+      return /birth/i.test(name)
+        ? fc.constantFrom<Template>('1990-12-10', '1985-01-31', '2000-02-29')
+        : fc.integer({ min: 1, max: 60 }).map((d) => new At(d * DAY, 'date') as Template)
+    case 'email':
+      return fc.constantFrom<Template>('ada@example.com', 'rider+1@example.org')
+    case 'uri':
+    case 'url':
+      return fc.constantFrom<Template>('https://example.com/', 'https://app.example/hook')
+  }
+  if (schema.pattern) {
+    try {
+      return fc.stringMatching(new RegExp(schema.pattern)).filter(fits)
+    } catch {
+      // A pattern fast-check cannot generate from: fall through to plain text.
+    }
+  }
+  return SAFE_TEXT.filter(fits)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bad values for a schema: the generic catalogue plus what this schema's bounds make interesting
+
+export function badFor(schema: Schema | undefined, name = ''): fc.Arbitrary<Template> {
+  const specific: fc.Arbitrary<Template>[] = []
+  const s = schema ?? {}
+  const type = firstType(s)
+  if (s.enum) {
+    const first = String(s.enum[0])
+    specific.push(
+      fc.constantFrom<Template>(first.toLowerCase(), ` ${first}`, `${first}\u0000`, `${first}X`, 'UNKNOWN', 'OTHERX'),
+    )
+  }
+  if (type === 'string' || s.enum) {
+    const max = s.maxLength
+    if (max !== undefined) specific.push(fc.constant('y'.repeat(max + 1)))
+    if (s.minLength) specific.push(fc.constant(''))
+    if (s.format === 'date-time') specific.push(nastyDateTime)
+    if (s.format === 'date') specific.push(nastyDate)
+    if (s.format === 'email') specific.push(nastyEmail)
+    specific.push(tainted(/name/i.test(name) ? 'Ada' : 'abc'))
+    if (/token|cursor/i.test(name)) specific.push(garbageToken)
+    if (/id$|Id$|code$/i.test(name)) specific.push(nastyId)
+  }
+  if (type === 'number' || type === 'integer') {
+    const edges: Template[] = []
+    if (s.minimum !== undefined) edges.push(s.minimum - 1, s.minimum - 0.000001)
+    if (s.exclusiveMinimum !== undefined) edges.push(s.exclusiveMinimum, s.exclusiveMinimum - 1e-9)
+    if (s.maximum !== undefined) edges.push(s.maximum + 1, s.maximum + 0.000001)
+    if (type === 'integer') edges.push(1.5, (s.minimum ?? 0) + 0.5)
+    if (edges.length) specific.push(fc.constantFrom(...edges))
+    specific.push(fc.constantFrom<Template>('1', '1e309', 'NaN', ''))
+  }
+  if (type === 'array') {
+    specific.push(
+      fc.constantFrom<Template>([], [null], ['x', 'x']),
+      fc.array(wrongType, { maxLength: 3 }),
+      fc.nat({ max: 3 }).map((n) => Array.from({ length: [101, 501, 10_001, 50_001][n] }, () => 'SCOOTER')),
+    )
+    if (s.items) specific.push(fc.array(badFor(s.items, name), { minLength: 1, maxLength: 3 }))
+  }
+  if (type === 'object') {
+    specific.push(
+      fc.constantFrom<Template>({}, [], 'object'),
+      fc.constantFrom(...NASTY_KEYS).map((k) => {
+        const o: Record<string, Template> = {}
+        Object.defineProperty(o, k, { value: 1, enumerable: true, writable: true, configurable: true })
+        return o as Template
+      }),
+    )
+  }
+  return fc.oneof(
+    { weight: 4, arbitrary: specific.length ? fc.oneof(...specific) : wrongType },
+    { weight: 2, arbitrary: wrongType },
+    { weight: 1, arbitrary: nastyNumber },
+    { weight: 1, arbitrary: nastyString as fc.Arbitrary<Template> },
+    { weight: 1, arbitrary: longString as fc.Arbitrary<Template> },
+    { weight: 1, arbitrary: deepNesting as fc.Arbitrary<Template> },
+    { weight: 1, arbitrary: garbageToken },
+  )
+}
+
+/** The schema of the node at `path` below `schema` (the oneOf branch matching the value's discriminator). */
+export function schemaAt(schema: Schema | undefined, path: (string | number)[], value: unknown): Schema | undefined {
+  let s = schema
+  let v: any = value
+  for (const k of path) {
+    if (!s) return undefined
+    const branches = s.oneOf ?? s.anyOf
+    if (branches) {
+      const disc = s.discriminator?.propertyName
+      s =
+        branches.find((b) => disc && v && b.properties?.[disc]?.enum?.includes(v[disc])) ??
+        branches.find((b) => typeof k === 'string' && b.properties?.[k]) ??
+        branches[0]
+    }
+    if (typeof k === 'number') s = s?.items
+    else {
+      const ap = s?.additionalProperties
+      s = s?.properties?.[k] ?? (typeof ap === 'object' ? ap : undefined)
+    }
+    v = v?.[k]
+  }
+  return s
+}
