@@ -1,6 +1,18 @@
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
+import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifySchemaCompiler } from 'fastify'
+
+const rfc3339 = fullFormats['date-time'] as { validate: (s: string) => boolean }
+
+/**
+ * RFC 3339 allows a leap second (`23:59:60`) that a JavaScript date cannot hold: it would reach the code as an Invalid
+ * Date and fail there (a RangeError, a failing provider). A date-time is therefore also a time `Date` can read.
+ */
+const instant = {
+  type: 'string' as const,
+  validate: (s: string) => rfc3339.validate(s) && !Number.isNaN(Date.parse(s)),
+}
 
 /**
  * Bodies are validated strictly (no type coercion, unknown properties refused where a schema says so);
@@ -18,6 +30,8 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const text = new Ajv({ ...base, coerceTypes: 'array' })
   addFormats.default(body)
   addFormats.default(text)
+  body.addFormat('date-time', instant)
+  text.addFormat('date-time', instant)
   return ({ schema, httpPart }) => {
     const validate = (httpPart === 'body' ? body : text).compile(schema as object)
     // A POST or PATCH without a body is validated as an empty object, so optional bodies may be left out and

@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { createTokenCipher, generateTokenKeys, parseTokenKeys } from '../../src/platform/tokens.ts'
 import { At, Raw, Ref, type Template } from './template.ts'
 
 /** The subset of JSON Schema (OpenAPI 3.1) the service's document uses. */
@@ -211,6 +212,18 @@ export const wrongType: fc.Arbitrary<Template> = fc.oneof(
 // Dates, e-mails, URIs: well-formed-looking and not
 
 export const nastyDateTime: fc.Arbitrary<Template> = fc.oneof(
+  // Valid RFC 3339 that JavaScript dates cannot hold or that sit at the edges of their range.
+  fc.constantFrom<Template>(
+    '2031-06-30T23:59:60Z',
+    '2031-12-31T23:59:60+01:00',
+    '1990-12-31T23:59:60Z',
+    '0000-01-01T00:00:00Z',
+    '0000-01-01T00:00:00+23:59',
+    '9999-12-31T23:59:59-23:59',
+    '2031-06-01T10:00:00.0000000000000000001Z',
+    '2031-06-01T10:00:00+00:00',
+    '2031-06-01t10:00:00z',
+  ),
   fc.constantFrom<Template>(
     '2020-01-01T00:00:00Z',
     '1970-01-01T00:00:00Z',
@@ -290,8 +303,38 @@ const b64url = fc
   })
   .map((s) => s)
 
-/** Garbage shaped like the service's sealed tokens (kid.payload), JWTs, keys of another format. */
+/**
+ * Tokens in the service's own format (version, key id "k1", IV, tag, AES-GCM body, base64url) sealed by another
+ * installation's key: they pass every format check and fail only at authentication.
+ */
+const stranger = createTokenCipher(parseTokenKeys(generateTokenKeys('k1')))
+const FOREIGN_SEALED = [
+  stranger.seal('offer', { o: 'sandbox-rent:1', t: 'ten_x', e: 'live', x: Date.now() + 1e9 }),
+  stranger.seal('cursor', { s: 'session', p: 1 }),
+  stranger.seal('zr1', { t: 'ten_x', p: 'sandbox-rent', r: 'RT-000001' }),
+  stranger.seal('', null),
+  stranger.seal('x', 'x'.repeat(3000)),
+]
+
+/** Byte-level changes to a sealed token (version, key id, IV, tag, body). */
+const sealedTwist = (mutate: (raw: Buffer) => Buffer) => (token: string) => {
+  const raw = Buffer.from(token, 'base64url')
+  if (raw.length < 4) return token
+  return mutate(Buffer.from(raw)).toString('base64url')
+}
+const setByte = (i: number, value: number) => (raw: Buffer) => {
+  raw[i] = value
+  return raw
+}
+const flip = (at: (raw: Buffer) => number) => (raw: Buffer) => {
+  const i = Math.min(raw.length - 1, Math.max(0, at(raw)))
+  raw[i] ^= 0x01
+  return raw
+}
+
+/** Garbage shaped like the service's sealed tokens, JWTs, keys of another format. */
 export const garbageToken: fc.Arbitrary<Template> = fc.oneof(
+  fc.constantFrom(...FOREIGN_SEALED),
   b64url,
   b64url.map((s) => `k1.${s}`),
   b64url.map((s) => `v1.${s}`),
@@ -321,6 +364,13 @@ export const TOKEN_TWISTS: [string, (s: string) => string][] = [
   ['kid removed', (s) => s.replace(/^[^.]*\./, '')],
   ['other kid', (s) => s.replace(/^[^.]*\./, 'zz.')],
   ['base64 padding chars', (s) => s.replace(/-/g, '+').replace(/_/g, '/')],
+  ['version byte changed', sealedTwist(setByte(0, 2))],
+  ['key id changed', sealedTwist((raw) => flip(() => 2)(raw))],
+  ['IV bit flipped', sealedTwist(flip((raw) => 2 + raw[1] + 3))],
+  ['tag bit flipped', sealedTwist(flip((raw) => 2 + raw[1] + 12 + 5))],
+  ['body bit flipped', sealedTwist(flip((raw) => raw.length - 2))],
+  ['body cut', sealedTwist((raw) => raw.subarray(0, Math.max(0, raw.length - 5)))],
+  ['key id length changed', sealedTwist(setByte(1, 200))],
 ]
 
 /** A real token of `slot`, twisted. */
@@ -500,6 +550,9 @@ function validString(schema: Schema, name: string): fc.Arbitrary<Template> {
 
 export function badFor(schema: Schema | undefined, name = ''): fc.Arbitrary<Template> {
   const specific: fc.Arbitrary<Template>[] = []
+  // Values that look like the field's format and are not (dates that do not exist, e-mails a parser chokes on):
+  // the most likely to pass validation and break the code behind it, so they come often.
+  const formatted: fc.Arbitrary<Template>[] = []
   const s = schema ?? {}
   const type = firstType(s)
   if (s.enum) {
@@ -512,9 +565,9 @@ export function badFor(schema: Schema | undefined, name = ''): fc.Arbitrary<Temp
     const max = s.maxLength
     if (max !== undefined) specific.push(fc.constant('y'.repeat(max + 1)))
     if (s.minLength) specific.push(fc.constant(''))
-    if (s.format === 'date-time') specific.push(nastyDateTime)
-    if (s.format === 'date') specific.push(nastyDate)
-    if (s.format === 'email') specific.push(nastyEmail)
+    if (s.format === 'date-time') formatted.push(nastyDateTime)
+    if (s.format === 'date') formatted.push(nastyDate)
+    if (s.format === 'email') formatted.push(nastyEmail)
     specific.push(tainted(/name/i.test(name) ? 'Ada' : 'abc'))
     if (/token|cursor/i.test(name)) specific.push(garbageToken)
     if (/id$|Id$|code$/i.test(name)) specific.push(nastyId)
@@ -547,6 +600,7 @@ export function badFor(schema: Schema | undefined, name = ''): fc.Arbitrary<Temp
     )
   }
   return fc.oneof(
+    { weight: formatted.length ? 6 : 0, arbitrary: formatted.length ? fc.oneof(...formatted) : wrongType },
     { weight: 4, arbitrary: specific.length ? fc.oneof(...specific) : wrongType },
     { weight: 2, arbitrary: wrongType },
     { weight: 1, arbitrary: nastyNumber },
