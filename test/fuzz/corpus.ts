@@ -351,6 +351,8 @@ export function learn(corpus: Corpus, op: string, env: string, key: string | und
   const data = body.data
   if (op === 'POST /mobility-api/v2/micromobility/trips' && data.tripId) {
     corpus.add(`trip:${env}`, data.tripId)
+    if (data.status === 'ACTIVE') corpus.add(`tripActive:${env}`, data.tripId)
+    if (data.status === 'RESERVED') corpus.add(`tripReserved:${env}`, data.tripId)
     corpus.openTrips.push({ tripId: data.tripId, key })
   } else if (op === 'POST /mobility-api/v2/cars/bookings' && data.bookingId)
     corpus.add(`carBooking:${env}`, data.bookingId)

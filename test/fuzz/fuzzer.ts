@@ -177,7 +177,9 @@ export async function runFuzz(h: Harness, options: FuzzOptions): Promise<FuzzRes
     const route = result.byRoute.get(g.op.id) ?? new Map<string, number>()
     result.byRoute.set(g.op.id, route)
     const bump = (m: Map<any, number>, k: any, by = 1) => m.set(k, (m.get(k) ?? 0) + by)
-    bump(route, 'ms', performance.now() - t0)
+    const took = performance.now() - t0
+    bump(route, 'ms', took)
+    route.set('max', Math.max(route.get('max') ?? 0, took))
     const base = {
       index,
       op: g.op.id,
@@ -208,7 +210,8 @@ export async function runFuzz(h: Harness, options: FuzzOptions): Promise<FuzzRes
     if (verdict.kind === 'expected-5xx') bump(result.expected5xx, verdict.reason)
     if (!verdict.ok)
       record({ ...base, verdict, status: res.status, answer: res.text, stack: stackOf(stacks, res.headers) })
-    else if (e.routeAsDocumented) learn(setup.corpus, g.op.id, g.env, keyOf(g, setup.corpus), res.status, res.body)
+    else if (e.routeAsDocumented)
+      learn(setup.corpus, g.op.id, testKey ? 'test' : 'live', keyOf(g, setup.corpus), res.status, res.body)
     if (options.replay || options.verbose)
       options.log(printExchange(options.seed, { ...base, verdict, status: res.status, answer: res.text }))
   }

@@ -19,18 +19,18 @@ export function report(result: FuzzResult, seed: number, shape: string): string 
   out.push(
     '\nanswers by route (5xx = asked for by a scenario or the spec; 5xx! = unexpected; bad = not the envelope or a',
   )
-  out.push('status that does not fit the code; hang = no answer; ms = mean time to answer):')
+  out.push('status that does not fit the code; hang = no answer; ms, max = mean and longest time to answer):')
   const name = (route: string) => route.replace(' /mobility-api/v2/', ' /')
   const width = Math.max(...[...result.byRoute.keys()].map((k) => name(k).length), 10)
   out.push(
-    `${'route (public API under /mobility-api/v2)'.padEnd(width)} ${pad('n', 6)} ${pad('ms', 5)} ${COLUMNS.map((c) => pad(c, 5)).join(' ')}`,
+    `${'route (public API under /mobility-api/v2)'.padEnd(width)} ${pad('n', 6)} ${pad('ms', 5)} ${pad('max', 6)} ${COLUMNS.map((c) => pad(c, 5)).join(' ')}`,
   )
   const rows = [...result.byRoute].sort(([a], [b]) => name(a).localeCompare(name(b)))
   for (const [route, counts] of rows) {
-    const n = [...counts].filter(([k]) => k !== 'ms').reduce((a, [, b]) => a + b, 0)
+    const n = [...counts].filter(([k]) => k !== 'ms' && k !== 'max').reduce((a, [, b]) => a + b, 0)
     const ms = Math.round((counts.get('ms') ?? 0) / Math.max(1, n))
     out.push(
-      `${name(route).padEnd(width)} ${pad(n, 6)} ${pad(ms, 5)} ${COLUMNS.map((c) => pad(counts.get(c) ? String(counts.get(c)) : '.', 5)).join(' ')}`,
+      `${name(route).padEnd(width)} ${pad(n, 6)} ${pad(ms, 5)} ${pad(Math.round(counts.get('max') ?? 0), 6)} ${COLUMNS.map((c) => pad(counts.get(c) ? String(counts.get(c)) : '.', 5)).join(' ')}`,
     )
   }
   if (result.expected5xx.size) {
