@@ -99,15 +99,29 @@ export function routeStatuses(doc: any): Map<string, Map<string, number>> {
   return out
 }
 
+/** The one code each of these statuses stands for (spec 7.1, 7.2), for answers without a body. */
+const HEAD_CODES: Record<number, string> = {
+  500: 'PROVIDER_ERROR',
+  501: 'OPERATION_NOT_SUPPORTED',
+  502: 'PROVIDER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'TIMEOUT',
+}
+
 /** Spec 7.2 and DECISIONS: 409 INTERNAL_ERROR while the same offer is being prebooked or booked (retry). */
 const SPEC_PAIRS = new Set(['INTERNAL_ERROR:409'])
 
 export function judge(e: Exchange, overrides: Map<string, Map<string, number>>): Verdict {
   const enveloped = !(e.status < 400 && NOT_ENVELOPED.some((r) => r.test(`${e.method} ${e.op.split(' ')[1]}`)))
-  // HEAD answers carry no body to judge; only the status.
+  // HEAD answers carry no body: the GET route's answer without it. A 5xx is judged by the code only that status has
+  // (a 500 could be an internal error, so it needs a scenario).
   if (e.method === 'HEAD') {
-    return e.status < 500
-      ? { ok: true, kind: 'ok', reason: '' }
+    if (e.status < 500) return { ok: true, kind: 'ok', reason: '' }
+    const code = HEAD_CODES[e.status] ?? 'INTERNAL_ERROR'
+    const asGet = { ...e, op: e.op.replace(/^[A-Z]+ /, 'GET ') }
+    const rule = RULES.find((r) => r.allows(asGet, code, undefined))
+    return rule
+      ? { ok: true, kind: 'expected-5xx', reason: rule.id }
       : { ok: false, kind: 'unexpected-5xx', reason: `${e.status} to HEAD` }
   }
   if (e.status === 204 || e.status === 304) {

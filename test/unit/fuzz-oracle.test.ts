@@ -75,6 +75,15 @@ describe('fuzz oracle', () => {
     assert.equal(judge(notSupported, overrides).kind, 'expected-5xx')
   })
 
+  it('judges a HEAD answer (no body) by the GET route and the status', () => {
+    const head = { method: 'HEAD', text: '', body: undefined, headers: {} }
+    const booking = exchange({ ...head, op: 'PATCH /mobility-api/v2/cars/bookings/{bookingId}', status: 502 })
+    assert.equal(judge(booking, overrides).kind, 'expected-5xx')
+    assert.equal(judge(exchange({ ...head, status: 504, scenarios: ['provider-timeout'] }), overrides).ok, true)
+    assert.equal(judge(exchange({ ...head, status: 500 }), overrides).kind, 'unexpected-5xx')
+    assert.equal(judge(exchange({ ...head, status: 404 }), overrides).ok, true)
+  })
+
   it('honours scenarios for test keys only', () => {
     assert.deepEqual(scenariosOf('provider-error:sandbox-rent, provider-timeout', true), [
       'provider-error',
