@@ -20,23 +20,26 @@ import { nastyString } from './values.ts'
 export { describe } from './mutations.ts'
 export { type Body, type Env, type Generated, type Operation, operationsOf } from './operations.ts'
 
-const KINDS = fc.uniqueArray(
-  fc.constantFrom(
-    'body',
-    'body',
-    'body',
-    'query',
-    'path',
-    'path',
-    'auth',
-    'contentType',
-    'scenario',
-    'headers',
-    'method',
-    'none',
-    'none',
-  ),
-  { minLength: 1, maxLength: 3 },
+const KIND = fc.constantFrom(
+  'body',
+  'body',
+  'body',
+  'query',
+  'path',
+  'path',
+  'auth',
+  'contentType',
+  'scenario',
+  'headers',
+  'method',
+  'none',
+  'none',
+)
+// Mostly one change at a time: a second one usually stops the request at a check before the first one's code.
+const KINDS = fc.oneof(
+  { weight: 6, arbitrary: fc.uniqueArray(KIND, { minLength: 1, maxLength: 1 }) },
+  { weight: 3, arbitrary: fc.uniqueArray(KIND, { minLength: 2, maxLength: 2 }) },
+  { weight: 1, arbitrary: fc.uniqueArray(KIND, { minLength: 3, maxLength: 3 }) },
 )
 
 /** Mutations that do not depend on the base request, built once. */
