@@ -22,7 +22,7 @@ describe('generated bad input never breaks the service', { skip: skipReason }, (
     const result = await runFuzz(h, {
       requests,
       seed,
-      concurrency: 16,
+      concurrency: 8,
       batch: 200,
       clockStepMs: 15_000,
       timeoutMs: 30_000,
