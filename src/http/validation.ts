@@ -1,7 +1,19 @@
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
+import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifySchemaCompiler } from 'fastify'
 import { withTextRule } from './text-rule.ts'
+
+const rfc3339 = fullFormats['date-time'] as { validate: (s: string) => boolean }
+
+/**
+ * RFC 3339 allows a leap second (`23:59:60`) that a JavaScript date cannot hold: it would reach the code as an Invalid
+ * Date and fail there (a RangeError, a failing provider). A date-time is therefore also a time `Date` can read.
+ */
+const instant = {
+  type: 'string' as const,
+  validate: (s: string) => rfc3339.validate(s) && !Number.isNaN(Date.parse(s)),
+}
 
 /**
  * Bodies are validated strictly (no type coercion, unknown properties refused where a schema says so);
@@ -20,6 +32,8 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const text = new Ajv({ ...base, coerceTypes: 'array' })
   addFormats.default(body)
   addFormats.default(text)
+  body.addFormat('date-time', instant)
+  text.addFormat('date-time', instant)
   return ({ schema, httpPart }) => {
     const checked = httpPart === 'headers' ? schema : withTextRule(schema)
     const validate = (httpPart === 'body' ? body : text).compile(checked as object)
