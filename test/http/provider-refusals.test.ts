@@ -226,4 +226,24 @@ describe('refusals never cut a provider off', { skip: skipReason }, () => {
     assert.equal(unlock.body.error.details.reason, 'VEHICLE_REJECTED')
     assert.equal(unlock.body.error.details.retryable, false)
   })
+
+  // Last in the file: it moves the service's clock by hours.
+  it('a START after the provider let the reservation go: the trip is CANCELLED (RESERVATION_EXPIRED), 500 TRIP_ENDED, not retryable', async () => {
+    // The tenant's window (4 h) outlasts the sandbox scooter's own hold (2 h), as a real operator's may.
+    const long = await createTenant(h, { reservationWindowSeconds: 4 * 3600 })
+    const [v] = await scooters(long.secret)
+    const reserved = await trips(long.secret, { action: 'RESERVE', vehicleToken: v.vehicleToken })
+    assert.equal(reserved.status, 201, reserved.text)
+    const id = reserved.body.data.tripId
+    h.clock.advance(150 * 60_000)
+    const start = await trips(long.secret, { action: 'START', tripId: id })
+    assert.equal(start.status, 500, start.text)
+    assert.equal(start.body.error.code, 'PROVIDER_ERROR')
+    assert.equal(start.body.error.details.reason, 'TRIP_ENDED')
+    assert.equal(start.body.error.details.retryable, false)
+    const trip = await h.api('GET', `/micromobility/trips/${id}`, long.secret)
+    assert.equal(trip.status, 200, trip.text)
+    assert.equal(trip.body.data.status, 'CANCELLED')
+    assert.equal(trip.body.data.cancellationReason, 'RESERVATION_EXPIRED')
+  })
 })

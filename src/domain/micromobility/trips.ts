@@ -558,7 +558,24 @@ export function micromobilityTrips(deps: TripsDeps) {
       const p = providerOf(caller, row)
       const started = await call(caller, p, 'start', (_c, ctx) =>
         tripsOf(p).start(row.vehicleId, row.providerReference ?? undefined, rider(request), ctx),
-      )
+      ).catch(async (error: unknown) => {
+        // The provider let the hold go before our window ran out: the reservation is over, as if it had expired,
+        // so the trip says so (CANCELLED) and the answer is that of a trip that already ended (spec 7.1).
+        if (!(error instanceof ApiError) || error.details?.reason !== 'RESERVATION_ENDED') throw error
+        const cancelled = await repo.update(
+          row,
+          {
+            status: 'CANCELLED',
+            details: {
+              ...(row.details as object),
+              cancelledAt: caller.now.toISOString(),
+              cancellationReason: 'RESERVATION_EXPIRED',
+            },
+          },
+          caller.now,
+        )
+        throw ended(cancelled ?? row)
+      })
       const updated = await save(
         row,
         {
