@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { ApiError } from '../http/errors.ts'
+import { ApiError, isApiError } from '../http/errors.ts'
 import { type Jobs, type JobsLogger, PermanentJobError } from '../platform/jobs.ts'
+import type { Kv } from '../platform/kv/types.ts'
 import type { TenantRow } from '../store/schema.ts'
 import type { Caller } from './providers/calls.ts'
 import type { Environment } from './tenants/permissions.ts'
@@ -125,3 +126,28 @@ export function followUps({ jobs, clock, log }: FollowUpDeps) {
 }
 
 export type FollowUps = ReturnType<typeof followUps>
+
+/** A cancellation at the provider of something it does not know (any more) is as good as done. */
+export const ignoreNotFound = (error: unknown): void => {
+  if (!isApiError(error) || error.code !== 'NOT_FOUND') throw error
+}
+
+/**
+ * Undoes at the provider what the service could not record, unless a retry with the same token recorded it
+ * meanwhile (`recorded`). Holds the token's booking lock as a booking attempt does, so it never undoes what a retry
+ * is taking over; while an attempt holds the lock the job fails and is tried again later.
+ */
+export async function undoUnlessRecorded(
+  kv: Kv,
+  lock: { key: string; owner: string; ttlMs: number },
+  recorded: () => Promise<unknown>,
+  undo: () => Promise<void>,
+): Promise<void> {
+  if (!(await kv.setIfAbsent(lock.key, lock.owner, lock.ttlMs)))
+    throw new Error('a booking attempt with the same token is running; the undo waits for it')
+  try {
+    if (!(await recorded())) await undo()
+  } finally {
+    await kv.deleteIfEquals(lock.key, lock.owner)
+  }
+}

@@ -16,7 +16,16 @@ import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
 import type { CarBookingRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
-import { followUps, jobCaller, notRecorded, recordJobId, retryWrite, UNDO_GRACE_MS } from '../after-confirm.ts'
+import {
+  followUps,
+  ignoreNotFound,
+  jobCaller,
+  notRecorded,
+  recordJobId,
+  retryWrite,
+  UNDO_GRACE_MS,
+  undoUnlessRecorded,
+} from '../after-confirm.ts'
 import { checkDateOfBirth } from '../people.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
 import type { Environment } from '../tenants/permissions.ts'
@@ -300,9 +309,7 @@ export function carBookings(deps: BookingDeps) {
     const p = provider(caller, job.providerId)
     await call(caller, p, 'cancelBooking', (c, ctx) =>
       c.cancelBooking(job.reference, { reason: 'not recorded by the booking platform' }, ctx),
-    ).catch((error: unknown) => {
-      if (!isApiError(error) || error.code !== 'NOT_FOUND') throw error
-    })
+    ).catch(ignoreNotFound)
   }
 
   /**
@@ -310,17 +317,13 @@ export function carBookings(deps: BookingDeps) {
    * meanwhile. Holds the token's booking lock (as a booking attempt does), so it never cancels what a retry is
    * taking over.
    */
-  async function undoBooking(job: UndoBooking, owner: string) {
-    const lock = `cars:book-lock:${job.nonce}`
-    if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
-      throw new Error('a booking attempt with the same token is running; the undo waits for it')
-    try {
-      const recorded = (await deps.kv.get(`cars:booked:${job.nonce}`)) ?? (await deps.repo.bookingIdForToken(job.nonce))
-      if (!recorded) await cancelAtProvider(job)
-    } finally {
-      await deps.kv.deleteIfEquals(lock, owner)
-    }
-  }
+  const undoBooking = (job: UndoBooking, owner: string) =>
+    undoUnlessRecorded(
+      deps.kv,
+      { key: `cars:book-lock:${job.nonce}`, owner, ttlMs: LOCK_MS },
+      async () => (await deps.kv.get(`cars:booked:${job.nonce}`)) ?? (await deps.repo.bookingIdForToken(job.nonce)),
+      () => cancelAtProvider(job),
+    )
 
   deps.jobs.register<UndoBooking>(JOB_UNDO_BOOKING, (payload, job) => undoBooking(payload, `${job.id}:${job.attempt}`))
   deps.jobs.register<RecordBooking>(JOB_RECORD_BOOKING, (payload) => recordBooking(payload))

@@ -8,7 +8,16 @@ import type { Kv } from '../../platform/kv/types.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { PtBookingRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
-import { followUps, jobCaller, notRecorded, recordJobId, retryWrite, UNDO_GRACE_MS } from '../after-confirm.ts'
+import {
+  followUps,
+  ignoreNotFound,
+  jobCaller,
+  notRecorded,
+  recordJobId,
+  retryWrite,
+  UNDO_GRACE_MS,
+  undoUnlessRecorded,
+} from '../after-confirm.ts'
 import { BOOKING_ID, newBookingId } from '../cars/booking-view.ts'
 import type { OfferClaim, OfferTokens } from '../cars/offer-tokens.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
@@ -191,25 +200,20 @@ export function publicTransportTickets(deps: TicketDeps) {
   async function cancelAtProvider(job: UndoTickets) {
     const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
     const { p, ticketing } = ticketingOf(caller, job.providerId, 'CANCEL')
-    await call(caller, p, 'cancel', (ctx) => ticketing.cancel(job.reference, ctx)).catch((error: unknown) => {
-      if (!isApiError(error) || error.code !== 'NOT_FOUND') throw error
-    })
+    await call(caller, p, 'cancel', (ctx) => ticketing.cancel(job.reference, ctx)).catch(ignoreNotFound)
   }
 
   /**
    * Cancels at the provider tickets the service could not record, unless a retry with the same token recorded them
    * meanwhile; holds the token's booking lock as a booking attempt does.
    */
-  async function undoTickets(job: UndoTickets, owner: string) {
-    const lock = `pt:book-lock:${job.nonce}`
-    if (!(await deps.kv.setIfAbsent(lock, owner, LOCK_MS)))
-      throw new Error('a booking attempt with the same token is running; the undo waits for it')
-    try {
-      if (!(await deps.repo.bookingIdForToken(job.nonce))) await cancelAtProvider(job)
-    } finally {
-      await deps.kv.deleteIfEquals(lock, owner)
-    }
-  }
+  const undoTickets = (job: UndoTickets, owner: string) =>
+    undoUnlessRecorded(
+      deps.kv,
+      { key: `pt:book-lock:${job.nonce}`, owner, ttlMs: LOCK_MS },
+      () => deps.repo.bookingIdForToken(job.nonce),
+      () => cancelAtProvider(job),
+    )
 
   deps.jobs.register<UndoTickets>(JOB_UNDO_TICKETS, (payload, job) => undoTickets(payload, `${job.id}:${job.attempt}`))
   deps.jobs.register<RecordTickets>(JOB_RECORD_TICKETS, (payload) => recordTickets(payload))
