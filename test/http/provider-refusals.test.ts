@@ -227,6 +227,31 @@ describe('refusals never cut a provider off', { skip: skipReason }, () => {
     assert.equal(unlock.body.error.details.retryable, false)
   })
 
+  it('START and cancel of one reservation at once: one of them wins, the other a 4xx or TRIP_ENDED, never another 5xx', async () => {
+    const vehicles = await scooters(racer)
+    for (const v of vehicles.slice(0, 6)) {
+      const reserved = await trips(racer, { action: 'RESERVE', vehicleToken: v.vehicleToken })
+      assert.equal(reserved.status, 201, reserved.text)
+      const id = reserved.body.data.tripId
+      // In the distributed run the two go to different instances (the harness alternates).
+      const [start, cancel] = await Promise.all([
+        trips(racer, { action: 'START', tripId: id }),
+        h.api('POST', `/micromobility/trips/${id}/cancel`, racer),
+      ])
+      for (const res of [start, cancel]) {
+        const allowed =
+          res.status < 500 ||
+          (res.body.error?.code === 'PROVIDER_ERROR' && res.body.error.details.reason === 'TRIP_ENDED')
+        assert.ok(allowed, res.text)
+      }
+      const trip = await h.api('GET', `/micromobility/trips/${id}`, racer)
+      const status = trip.body.data.status
+      if (start.status === 201) assert.equal(status, 'ACTIVE', `${start.text}\n${cancel.text}`)
+      if (cancel.status === 200) assert.equal(status, 'CANCELLED', `${start.text}\n${cancel.text}`)
+      if (status === 'ACTIVE') await h.api('POST', `/micromobility/trips/${id}/end`, racer, {})
+    }
+  })
+
   // Last in the file: it moves the service's clock by hours.
   it('a START after the provider let the reservation go: the trip is CANCELLED (RESERVATION_EXPIRED), 500 TRIP_ENDED, not retryable', async () => {
     // The tenant's window (4 h) outlasts the sandbox scooter's own hold (2 h), as a real operator's may.

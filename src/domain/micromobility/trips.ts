@@ -574,7 +574,8 @@ export function micromobilityTrips(deps: TripsDeps) {
           },
           caller.now,
         )
-        throw ended(cancelled ?? row)
+        // A concurrent cancel that got there first stands (the version moved): the trip as stored says so.
+        throw ended(cancelled ?? (await repo.findById(row.id)) ?? row)
       })
       const updated = await save(
         row,
@@ -658,18 +659,25 @@ export function micromobilityTrips(deps: TripsDeps) {
     async cancel(tripId: string, caller: Caller) {
       const row = await load(caller, tripId)
       if (row.status === 'COMPLETED' || row.status === 'CANCELLED') throw ended(row)
-      if (row.status !== 'RESERVED') {
-        throw new ApiError('INVALID_REQUEST', undefined, {
+      const notCancellable = (status: string) =>
+        new ApiError('INVALID_REQUEST', undefined, {
           reason: 'INVALID_TRIP_STATE',
-          status: row.status,
+          status,
           expected: 'RESERVED',
-          hint:
-            row.status === 'ACTIVE' || row.status === 'PAUSED' ? 'end the trip with POST .../end' : 'the trip is over',
+          hint: status === 'ACTIVE' || status === 'PAUSED' ? 'end the trip with POST .../end' : 'the trip is over',
         })
-      }
+      if (row.status !== 'RESERVED') throw notCancellable(row.status)
       const p = providerOf(caller, row)
       if (row.providerReference)
-        await call(caller, p, 'release', (_c, ctx) => tripsOf(p).release(row.providerReference!, ctx))
+        await call(caller, p, 'release', (_c, ctx) => tripsOf(p).release(row.providerReference!, ctx)).catch(
+          (error: unknown) => {
+            // A START of this reservation (on another instance, say) won the race: the ride runs, as if the cancel
+            // had come a moment later.
+            if (error instanceof ApiError && error.details?.reason === 'RIDE_IN_PROGRESS')
+              throw notCancellable('ACTIVE')
+            throw error
+          },
+        )
       const updated = await save(
         row,
         { status: 'CANCELLED' },
