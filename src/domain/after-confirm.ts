@@ -84,6 +84,21 @@ export interface FollowUpDeps {
   log: JobsLogger
 }
 
+/** What a flow that writes after a provider's confirmation needs besides its own: follow-up jobs act as the tenant. */
+export interface AfterConfirmDeps extends FollowUpDeps {
+  tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
+}
+
+/** What a provider made that the service could not record: all an undo job needs to find it again (no personal data). */
+export interface UndoAtProvider {
+  /** The single-use token's nonce: a retry with the token takes the provider's record over while the job waits. */
+  nonce: string
+  tenantId: string
+  environment: Environment
+  providerId: string
+  reference: string
+}
+
 /**
  * Schedules work that must happen after a provider's confirmation (undo at the provider, or write the record later)
  * as a job with a fixed id, so it survives a restart and runs once across instances. With `delayMs` 0 it is also run

@@ -10,13 +10,13 @@ import type {
 import type { Registry } from '../../connectors/registry.ts'
 import { type CarConnector, isCarConnector, type Provider, type ProviderBooking } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
-import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
-import type { CarBookingRow, TenantRow } from '../../store/schema.ts'
+import type { CarBookingRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
 import {
+  type AfterConfirmDeps,
   followUps,
   ignoreNotFound,
   jobCaller,
@@ -24,6 +24,7 @@ import {
   recordJobId,
   retryWrite,
   UNDO_GRACE_MS,
+  type UndoAtProvider,
   undoUnlessRecorded,
 } from '../after-confirm.ts'
 import { checkDateOfBirth } from '../people.ts'
@@ -69,7 +70,8 @@ interface Zr1Reference {
   d?: { f: string; l: string; e: string }
 }
 
-export interface BookingDeps {
+/** `AfterConfirmDeps`: undoing bookings the service could not record, and writing changes it could not write at once. */
+export interface BookingDeps extends AfterConfirmDeps {
   registry: Registry
   callProvider: CallProvider
   kv: Kv
@@ -78,24 +80,13 @@ export interface BookingDeps {
   repo: CarBookingsRepo
   offerTokenTtlSeconds: number
   notifier: BookingNotifier
-  /** Undoing bookings the service could not record, and writing changes it could not write at once. */
-  jobs: Jobs
-  tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
-  clock: () => Date
-  log: JobsLogger
 }
 
 export const JOB_UNDO_BOOKING = 'cars.undo-booking'
 export const JOB_RECORD_BOOKING = 'cars.record-booking'
 
 /** A booking the provider made but the service could not record (the job's payload). */
-interface UndoBooking {
-  /** The prebooked token's nonce: a retry with the token takes the booking over while the job waits. */
-  nonce: string
-  tenantId: string
-  environment: Environment
-  providerId: string
-  reference: string
+interface UndoBooking extends UndoAtProvider {
   /** The id the record was to have (retention STANDARD), kept when a retry takes the booking over. */
   bookingId?: string
 }

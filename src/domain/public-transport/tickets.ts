@@ -3,12 +3,12 @@ import type { PtBooking } from '../../api/public-transport/schemas.ts'
 import type { Price } from '../../api/shared/schemas.ts'
 import type { ProviderTicket, ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
-import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
-import type { PtBookingRow, TenantRow } from '../../store/schema.ts'
+import type { PtBookingRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
 import {
+  type AfterConfirmDeps,
   followUps,
   ignoreNotFound,
   jobCaller,
@@ -16,6 +16,7 @@ import {
   recordJobId,
   retryWrite,
   UNDO_GRACE_MS,
+  type UndoAtProvider,
   undoUnlessRecorded,
 } from '../after-confirm.ts'
 import { BOOKING_ID, newBookingId } from '../cars/booking-view.ts'
@@ -29,29 +30,20 @@ const BUDGET_MS = 15_000
 const LOCK_MS = 60_000
 const GRACE_MS = 24 * 3600 * 1000
 
-export interface TicketDeps {
+export interface TicketDeps extends AfterConfirmDeps {
   stops: PublicTransportStops
   callProvider: CallProvider
   kv: Kv
   offerTokens: OfferTokens
   repo: PublicTransportRepo
   offerTokenTtlSeconds: number
-  jobs: Jobs
-  tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
-  clock: () => Date
-  log: JobsLogger
 }
 
 export const JOB_UNDO_TICKETS = 'public-transport.undo-booking'
 export const JOB_RECORD_TICKETS = 'public-transport.record-booking'
 
 /** Tickets the provider sold but the service could not record; a retry with the token takes them over meanwhile. */
-interface UndoTickets {
-  nonce: string
-  tenantId: string
-  environment: Environment
-  providerId: string
-  reference: string
+interface UndoTickets extends UndoAtProvider {
   bookingId: string
 }
 
