@@ -104,6 +104,10 @@ function outageGuard(url: string) {
   }
 }
 
+/** Marks a pooled client whose query is wrapped already, with what its current checkout learnt. */
+const CHECKED = Symbol('checked')
+type Checked = pg.PoolClient & { [CHECKED]?: { broken?: Error } }
+
 export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
   const pool = new pg.Pool({
     connectionString: url,
@@ -129,21 +133,30 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
   pool.connect = (async (...args: unknown[]) => {
     if (args.length > 0) return (connect as Callable)(...args)
     if (guard.down) return refuse()
-    const client = await connect().catch(fail)
+    const client = (await connect().catch(fail)) as Checked
+    // The pool hands the same Client out again and again: its query is wrapped once, on its first checkout (wrapping
+    // at every checkout would stack one more closure per checkout until the stack overflows).
+    let state = client[CHECKED]
+    if (!state) {
+      const own: { broken?: Error } = {}
+      state = own
+      client[CHECKED] = own
+      const clientQuery = client.query.bind(client) as Callable
+      client.query = ((...a: unknown[]) => {
+        if (typeof a[a.length - 1] === 'function') return clientQuery(...a)
+        return (clientQuery(...a) as Promise<unknown>).catch((error: unknown) => {
+          const classified = guard.classify(error)
+          if (classified !== error) own.broken = error as Error
+          throw classified
+        })
+      }) as typeof client.query
+    }
     // A client whose query failed at the connection level (or timed out, leaving its transaction in an unknown
-    // state) is destroyed on release, never handed to the next caller.
-    let broken: Error | undefined
-    const clientQuery = client.query.bind(client) as Callable
-    client.query = ((...a: unknown[]) => {
-      if (typeof a[a.length - 1] === 'function') return clientQuery(...a)
-      return (clientQuery(...a) as Promise<unknown>).catch((error: unknown) => {
-        const classified = guard.classify(error)
-        if (classified !== error) broken = error as Error
-        throw classified
-      })
-    }) as typeof client.query
+    // state) is destroyed on release, never handed to the next caller. The pool sets a fresh release per checkout.
+    const checkout = state
+    checkout.broken = undefined
     const release = client.release.bind(client)
-    client.release = (destroy?: boolean | Error) => release(destroy ?? broken)
+    client.release = (destroy?: boolean | Error) => release(destroy ?? checkout.broken)
     return client
   }) as typeof pool.connect
 
