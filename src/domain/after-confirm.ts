@@ -123,13 +123,16 @@ export function followUps({ jobs, clock, log }: FollowUpDeps) {
         }),
       )
     } catch (error) {
-      log.error({ err: error, job: { kind, id }, payload }, 'could not schedule a follow-up job; doing it now')
+      log.error(
+        { err: error, job: { kind, id }, record: traceable(payload) },
+        'could not schedule a follow-up job; doing it now',
+      )
       try {
         await options.inline()
         return 'done'
       } catch (inlineError) {
         log.error(
-          { err: inlineError, job: { kind, id }, payload },
+          { err: inlineError, job: { kind, id }, record: traceable(payload) },
           'LOST: a provider holds what the service could not record nor undo; resolve it by hand',
         )
         return 'failed'
@@ -141,6 +144,21 @@ export function followUps({ jobs, clock, log }: FollowUpDeps) {
 }
 
 export type FollowUps = ReturnType<typeof followUps>
+
+/** Fields of a job's payload that find the record (at the provider too) and hold nothing personal: what logs may show. */
+const TRACEABLE = [
+  'tenantId',
+  'environment',
+  'providerId',
+  'reference',
+  'bookingId',
+  'tripId',
+  'subscriptionId',
+  'from',
+]
+
+const traceable = (payload: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(payload).filter(([key]) => TRACEABLE.includes(key)))
 
 /** A cancellation at the provider of something it does not know (any more) is as good as done. */
 export const ignoreNotFound = (error: unknown): void => {
