@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import type { AppDeps, Repos } from '../../src/app.ts'
 import type { CallContext } from '../../src/connectors/types.ts'
 import type { Harness } from './harness.ts'
@@ -78,4 +79,12 @@ export async function runJobs(h: Harness) {
     for (const runtime of h.runtimes) ran += await runtime.jobs.runDue(100)
     if (ran === 0) return
   }
+}
+
+/** The answer when the provider said yes but the service could not record it: 503 NOT_RECORDED, retryable. */
+export const notRecorded = (res: { status: number; text: string; body: any }) => {
+  assert.equal(res.status, 503, res.text)
+  assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE')
+  assert.equal(res.body.error.details.reason, 'NOT_RECORDED')
+  assert.equal(res.body.error.details.retryable, true)
 }

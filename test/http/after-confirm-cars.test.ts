@@ -12,7 +12,7 @@ import {
   startHarness,
   type TenantFixture,
 } from '../helpers/harness.ts'
-import { providerContext, runJobs, storeFaults } from '../helpers/store-faults.ts'
+import { notRecorded, providerContext, runJobs, storeFaults } from '../helpers/store-faults.ts'
 
 /** Past the minute a booking the service could not record waits at the provider for the client's retry. */
 const PAST_GRACE_MS = 61_000
@@ -45,13 +45,6 @@ const atProvider = (h: Harness, tenantId: string, providerId: string, reference:
     reference,
     providerContext(h, tenantId),
   )
-
-const notRecorded = (res: { status: number; text: string; body: any }) => {
-  assert.equal(res.status, 503, res.text)
-  assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE')
-  assert.equal(res.body.error.details.reason, 'NOT_RECORDED')
-  assert.equal(res.body.error.details.retryable, true)
-}
 
 describe('car bookings: after the provider said yes, nothing is lost', { skip: skipReason }, () => {
   let h: Harness

@@ -12,18 +12,11 @@ import {
   startHarness,
   type TenantFixture,
 } from '../helpers/harness.ts'
-import { providerContext, runJobs, storeFaults } from '../helpers/store-faults.ts'
+import { notRecorded, providerContext, runJobs, storeFaults } from '../helpers/store-faults.ts'
 
 const ALEX = { latitude: 52.5219, longitude: 13.4132 }
 const PAST_GRACE_MS = 61_000
 const PAST_BACKOFF_MS = 31_000
-
-const notRecorded = (res: { status: number; text: string; body: any }) => {
-  assert.equal(res.status, 503, res.text)
-  assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE')
-  assert.equal(res.body.error.details.reason, 'NOT_RECORDED')
-  assert.equal(res.body.error.details.retryable, true)
-}
 
 describe('trips, tickets and subscriptions: after the provider said yes, nothing is lost', { skip: skipReason }, () => {
   let h: Harness
