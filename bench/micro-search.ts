@@ -8,7 +8,8 @@
  * limit 20), so the page differs from request to request; the bare server answers the page of the first point.
  * The pair runs twice in alternating order (bare, service, service, bare) and the medians count, as in auth-check.
  *
- * No target: the ratio service/bare, the service's CPU time per search and its latency are reported as info.
+ * Target (issue 17): the service's CPU time per search ≤ 150 µs (medians of the two service runs). The ratio
+ * service/bare and the latency are reported as info.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -27,6 +28,7 @@ import {
 } from './support.ts'
 
 const CONNECTIONS = 50
+const MAX_CPU_MICROS = 150
 const PATH = '/mobility-api/v2/micromobility'
 const RATE_LIMIT = { limit: 1_000_000, windowSeconds: 60 }
 const FLEET_SIZE = 10_000
@@ -46,7 +48,7 @@ const PROVIDERS = [
 interface SearchResult {
   success?: boolean
   data?: {
-    vehicles: { vehicleId: string; provider: { id: string }; vehicleToken?: string; distanceFromSearch?: number }[]
+    results: { vehicleId: string; provider: { id: string }; vehicleToken?: string; distanceFromSearch?: number }[]
     pagination: { hasMore: boolean; nextCursor?: string }
     providers: { id: string; status: string; vehicles: number }[]
   }
@@ -114,16 +116,16 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         `POST ${PATH}: providers not OK: ${notOk.map((p) => p.id).join(', ')}: ${JSON.stringify(data.providers)}`,
       )
     }
-    if (data.vehicles.length !== LIMIT) {
-      errors.push(`the first search answered ${data.vehicles.length} vehicles, expected a full page of ${LIMIT}`)
+    if (data.results.length !== LIMIT) {
+      errors.push(`the first search answered ${data.results.length} vehicles, expected a full page of ${LIMIT}`)
     }
-    const byProvider = PROVIDERS.map(({ id }) => `${data.vehicles.filter((v) => v.provider.id === id).length} ${id}`)
-    const tokens = data.vehicles.filter((v) => v.vehicleToken).length
-    const farthest = Math.max(...data.vehicles.map((v) => v.distanceFromSearch ?? 0))
+    const byProvider = PROVIDERS.map(({ id }) => `${data.results.filter((v) => v.provider.id === id).length} ${id}`)
+    const tokens = data.results.filter((v) => v.vehicleToken).length
+    const farthest = Math.max(...data.results.map((v) => v.distanceFromSearch ?? 0))
     const contentType = sample.headers.get('content-type') ?? 'application/json; charset=utf-8'
     ctx.log(
       `service at ${service.baseUrl}; first search (builds fleets and indexes) ${fmtMs(firstMs)}:` +
-        ` ${data.vehicles.length} vehicles (${byProvider.join(', ')}; ${tokens} vehicleTokens; farthest ${farthest} m),` +
+        ` ${data.results.length} vehicles (${byProvider.join(', ')}; ${tokens} vehicleTokens; farthest ${farthest} m),` +
         ` hasMore ${data.pagination.hasMore}, providers ${data.providers.map((p) => `${p.id} ${p.status} ${p.vehicles}`).join(', ')},` +
         ` body ${fmtInt(Buffer.byteLength(sample.text))} bytes`,
     )
@@ -174,7 +176,13 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     })
     return {
       report,
-      targets: [],
+      targets: [
+        {
+          name: `CPU per search ≤ ${MAX_CPU_MICROS} µs, ${CONNECTIONS} conn.`,
+          measured: fmtMicros(s.micros),
+          pass: s.micros <= MAX_CPU_MICROS,
+        },
+      ],
       info: [
         {
           name: `req/s service/bare, ${CONNECTIONS} conn.`,

@@ -26,6 +26,8 @@ const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[
   { name: 'micro-search', load: () => import('./micro-search.ts') },
   { name: 'gtfs', load: () => import('./gtfs.ts') },
   { name: 'workers', load: () => import('./workers.ts') },
+  { name: 'webhooks', load: () => import('./webhooks.ts') },
+  { name: 'start-memory', load: () => import('./start-memory.ts') },
 ]
 
 interface Ran {

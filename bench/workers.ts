@@ -62,7 +62,7 @@ function treeCpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-async function startRedis(): Promise<{ url: string; stop: () => void }> {
+export async function startRedis(): Promise<{ url: string; stop: () => void }> {
   const port = await freePort()
   const child = spawn(
     'redis-server',
@@ -90,7 +90,7 @@ async function startRedis(): Promise<{ url: string; stop: () => void }> {
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') }
 }
 
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `mas_bench_workers_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: POSTGRES_URL })
   await admin.connect()

@@ -1,5 +1,3 @@
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, {
   type FastifyBaseLogger,
@@ -11,21 +9,32 @@ import Fastify, {
 import FindMyWay from 'find-my-way'
 import { accountRoutes } from './api/account/routes.ts'
 import { adminRoutes } from './api/admin/routes.ts'
+import { bookingRoutes } from './api/bookings/routes.ts'
 import { carRoutes } from './api/cars/routes.ts'
+import { operationExamples } from './api/examples/index.ts'
+import { gbfsRoutes } from './api/gbfs/routes.ts'
 import { micromobilityRoutes } from './api/micromobility/routes.ts'
 import { registerMultimodal } from './api/multimodal/routes.ts'
 import { operationsRoutes } from './api/operations/routes.ts'
 import { providerRoutes } from './api/providers/routes.ts'
 import { publicTransportRoutes } from './api/public-transport/routes.ts'
+import { adminWebhookRoutes } from './api/webhooks/admin-routes.ts'
+import { openapiWebhooks, WEBHOOKS_GUIDE } from './api/webhooks/guide.ts'
+import { webhookRoutes } from './api/webhooks/routes.ts'
 import type { Config } from './config.ts'
 import type { Registry } from './connectors/registry.ts'
 import type { Resilience } from './connectors/resilience.ts'
+import { bookingList } from './domain/bookings/list.ts'
 import { carBookings } from './domain/cars/bookings.ts'
 import { mailNotifier } from './domain/cars/notifications.ts'
 import { offerTokens } from './domain/cars/offer-tokens.ts'
 import { carSearch } from './domain/cars/search.ts'
 import { carStations } from './domain/cars/stations.ts'
+import { eventPublisher } from './domain/event-publishing.ts'
+import type { EventSink } from './domain/events.ts'
 import type { Geocoder } from './domain/geocoding/index.ts'
+import { gbfsOut } from './domain/micromobility/gbfs-out.ts'
+import { GBFS_VEHICLE_ID_PURPOSE } from './domain/micromobility/gbfs-out-ids.ts'
 import { micromobilityTrips } from './domain/micromobility/trips.ts'
 import { vehicleTokens } from './domain/micromobility/vehicle-tokens.ts'
 import { micromobilityVehicles } from './domain/micromobility/vehicles.ts'
@@ -34,16 +43,18 @@ import { createPublicTransport } from './domain/public-transport/index.ts'
 import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
 import { tenantService } from './domain/tenants/service.ts'
+import { createWebhooks } from './domain/webhooks/index.ts'
+import type { HostResolver } from './domain/webhooks/url-policy.ts'
 import { installAuth } from './http/auth.ts'
 import { authFailures } from './http/auth-failures.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
+import { createIdempotency } from './http/idempotency.ts'
 import { installLoadShedding } from './http/load-shedding.ts'
-import { documentHeaders } from './http/openapi-headers.ts'
-import { ErrorEnvelope } from './http/schemas.ts'
+import { referResponses, schemaComponents } from './http/openapi/components.ts'
+import { registerApiDocument } from './http/openapi/document.ts'
 import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
-import { documentTextRule } from './http/text-rule.ts'
 import { traceRequests } from './http/tracing.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Jobs } from './platform/jobs.ts'
@@ -55,12 +66,15 @@ import type { ReadinessChecks } from './platform/readiness.ts'
 import type { SessionStore } from './platform/sessions/types.ts'
 import type { TokenCipher } from './platform/tokens.ts'
 import type { Tracing } from './platform/tracing.ts'
+import { bookingsListRepo } from './store/bookings-list-repo.ts'
 import { carBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
+import { idempotencyRepo } from './store/idempotency-repo.ts'
 import { publicTransportRepo } from './store/public-transport-repo.ts'
 import { tenantsRepo } from './store/tenants-repo.ts'
 import { tripsRepo } from './store/trips-repo.ts'
 import './http/context.ts'
+import { detail } from './platform/i18n/texts.ts'
 
 export const API_PREFIX = '/mobility-api/v2'
 export const ADMIN_PREFIX = '/admin/v1'
@@ -93,6 +107,10 @@ export interface AppDeps {
   tracing?: Tracing
   /** Wraps the repositories of bookings, trips and tickets (tests put a store that fails at a chosen moment here). */
   wrapRepos?: (repos: Repos) => Repos
+  /** Where status changes go once recorded (webhooks); default: nowhere. */
+  events?: EventSink
+  /** How webhook deliveries resolve host names (default: the system's resolver; tests play DNS rebinding here). */
+  resolveHost?: HostResolver
 }
 
 /** The repositories the booking flows write to after a provider's confirmation. */
@@ -112,6 +130,8 @@ export type TypedApp = FastifyInstance<
 >
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/
+/** An Idempotency-Key is held this much longer than a request may take before a repeat may take it over. */
+const IDEMPOTENCY_LEASE_MARGIN_MS = 60_000
 
 const isJson = (text: string) => {
   try {
@@ -129,6 +149,11 @@ export async function createApp(deps: AppDeps) {
   let requestCounter = 0
   const newRequestId = () => `${idPrefix}${(++requestCounter).toString(36).padStart(6, '0')}`
   const limits = serverLimits(config)
+  // Named shapes (titled schemas) are registered once and referred to with $ref (src/http/openapi/components.ts).
+  const components = schemaComponents((schema) => app.addSchema(schema))
+  // The validator is given as the factory every plugin context builds its own from: set with setValidatorCompiler, a
+  // context that has shared schemas (all of them, once named shapes are added) would build Fastify's default instead.
+  const validate = validatorCompiler(components)
   const app = Fastify({
     logger: deps.logger,
     bodyLimit: config.bodyLimit,
@@ -145,6 +170,8 @@ export async function createApp(deps: AppDeps) {
     trustProxy: config.trustProxy as string, // also a boolean or hops: Fastify's overloads take no union
     // Errors the router raises before a route is found (a malformed URL) get the envelope like every other.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    // (Fastify types the factory for Ajv's own compile function; ours is a FastifySchemaCompiler like Ajv's.)
+    schemaController: { compilersFactory: { buildValidator: (() => validate) as never } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Each connection holds a file descriptor: beyond the limit Node closes new ones at once rather than run out.
   app.server.maxConnections = limits.maxConnections
@@ -152,7 +179,6 @@ export async function createApp(deps: AppDeps) {
   markEarlyAnswers(app)
   // First of the hooks, so that what authentication does (Redis, the database) is part of the request's trace.
   if (deps.tracing) traceRequests(app, deps.tracing)
-  app.setValidatorCompiler(validatorCompiler())
   // The API speaks JSON only; any other body gets 415 rather than being read as text.
   app.removeContentTypeParser('text/plain')
   // Clients that send `Content-Type: application/json` on every request also send it with no body (POST .../cancel):
@@ -167,7 +193,7 @@ export async function createApp(deps: AppDeps) {
       if (error && isJson(text)) {
         return done(
           new ApiError('INVALID_REQUEST', undefined, {
-            body: 'must not contain __proto__ or constructor.prototype keys',
+            body: detail('FORBIDDEN_PROPERTY_KEYS'),
             reason: 'FORBIDDEN_PROPERTY',
           }),
           undefined,
@@ -183,15 +209,13 @@ export async function createApp(deps: AppDeps) {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && method !== 'OPTIONS') routes.on(method as 'GET', route.url, () => {})
     }
-    // A route's own statuses (spec 7.2) are documented as responses of their own, beside 4XX and 5XX.
-    const overrides = (route.config as { statusOverrides?: Record<string, number> } | undefined)?.statusOverrides
-    const response = route.schema?.response as Record<string, unknown> | undefined
-    if (overrides && response) {
-      const codesOf = new Map<number, string[]>()
-      for (const [code, status] of Object.entries(overrides))
-        codesOf.set(status, [...(codesOf.get(status) ?? []), code])
-      for (const [status, codes] of codesOf) {
-        response[status] ??= { ...ErrorEnvelope, description: `${codes.join(', ')} on this route (spec 7.2)` }
+    const schema = route.schema as Record<string, unknown> | undefined
+    if (schema && !schema.hide) {
+      const response = schema.response as Record<string, Record<string, unknown>> | undefined
+      route.schema = {
+        ...schema,
+        ...(schema.body ? { body: components.refer(schema.body) } : {}),
+        ...(response ? { response: referResponses(response, components.refer) } : {}),
       }
     }
   })
@@ -240,54 +264,56 @@ export async function createApp(deps: AppDeps) {
     settings: { limit: config.authFailureLimit, windowSeconds: config.authFailureWindowSeconds },
   })
   installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
-
-  await app.register(swagger, {
-    transform: (route) => documentHeaders(documentTextRule(route)),
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Mobility Aggregation Service API',
-        version: API_VERSION,
-        description:
-          'One REST/JSON API over many mobility providers: cars, public transport, micromobility, multimodal map data and a provider directory. Every answer uses the envelope `{ success, data | error, meta }`. Text in requests (bodies, query strings, paths) never holds NUL, other control characters or lone surrogates (the `pattern` of every string schema); fields marked `x-free-text` may hold tab, line feed and carriage return. Anything else answers 400 INVALID_REQUEST naming the field.',
-      },
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: {
-          apiKey: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              'API key: svc_live_, svc_pk_live_, svc_test_ or svc_pk_test_. Publishable keys (svc_pk_) need an allowed Origin and hold catalogue reads only: bookings, tickets, trips, prebooks and subscriptions answer them 403 FORBIDDEN (NOT_ALLOWED_FOR_PUBLISHABLE_KEY). After too many failed authentications from one address, requests from it answer 429 (TOO_MANY_FAILED_AUTHENTICATIONS) with Retry-After.',
-          },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN)' },
-        },
-        schemas: { ErrorEnvelope: ErrorEnvelope as unknown as Record<string, unknown> },
-      },
-      tags: [
-        { name: 'Account', description: 'The caller: tenant, key, permissions, limits' },
-        { name: 'Mobility Providers', description: 'Directory of providers enabled for the tenant' },
-        {
-          name: 'Cars',
-          description:
-            'Car rental and car sharing: search, offer details, prebook, booking, change, cancel, vehicle actions',
-        },
-        {
-          name: 'Public Transport',
-          description: 'Stops, departures, journeys, tickets (prebook, booking, cancel) and subscriptions',
-        },
-        {
-          name: 'Micro Mobility',
-          description:
-            'Scooters, bikes and mopeds (beta): search, QR look-up, reserve, start, lock, unlock, end; zones',
-        },
-        { name: 'Multimodal', description: 'Everything near a point (beta), and map tiles' },
-        { name: 'Admin', description: 'Operator API: tenants and keys (ADMIN_TOKEN)' },
-        { name: 'Operations', description: 'Health, metrics, the API document' },
-      ],
-    },
+  const idempotency = createIdempotency({
+    repo: idempotencyRepo(store.db),
+    jobs: deps.jobs,
+    clock,
+    // A request runs no longer than its provider calls' budget; the margin covers the rest of its work.
+    leaseMs: Math.max(config.requestTimeoutMs, config.searchTimeoutMs) + IDEMPOTENCY_LEASE_MARGIN_MS,
+    maxAnswerBytes: config.idempotencyMaxAnswerBytes,
+    apiPrefix: API_PREFIX,
   })
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { url: `${API_PREFIX}/openapi.json` } })
+  idempotency.install(app)
+  idempotency.registerSweep()
+
+  // Webhooks: the sink every domain service publishes status changes to, and the jobs that deliver them.
+  const webhooks = createWebhooks({
+    db: store.db,
+    jobs: deps.jobs,
+    tokens,
+    clock,
+    allowPrivate: config.webhooksAllowPrivate,
+    log: app.log,
+    tenantExists: async (tenantId) => (await repo.findTenant(tenantId)) !== undefined,
+    resolveHost: deps.resolveHost,
+  })
+  for (const [kind, handler] of Object.entries(webhooks.jobHandlers)) deps.jobs.register(kind, handler)
+  await webhooks.start().catch((error: unknown) => app.log.warn({ err: error }, 'could not schedule webhook upkeep'))
+  app.addHook('onClose', () => webhooks.close())
+  // Status changes go to the tenant's webhooks; a sink given in the deps (tests) hears them too.
+  const extraSink = deps.events
+  const events: EventSink = extraSink
+    ? { publish: async (event) => void (await Promise.all([extraSink.publish(event), webhooks.sink.publish(event)])) }
+    : webhooks.sink
+
+  const serveDocument = await registerApiDocument(app, {
+    apiPrefix: API_PREFIX,
+    version: API_VERSION,
+    examples: operationExamples,
+    clock,
+    tags: [
+      {
+        name: 'GBFS',
+        description:
+          "The tenant's micromobility fleet as GBFS 3.0 feeds (manifest.json, gbfs.json and its files) for any GBFS consumer",
+      },
+      {
+        name: 'Webhooks',
+        description: `Signed, retried push of every status change to your endpoints (secret keys with account:webhook:write).\n\n${WEBHOOKS_GUIDE}`,
+      },
+    ],
+    webhooks: openapiWebhooks,
+  })
 
   const callProvider = providerCaller(deps.resilience, deps.tracing)
   const plainRepos: Repos = {
@@ -297,6 +323,9 @@ export async function createApp(deps: AppDeps) {
   }
   const repos = deps.wrapRepos ? deps.wrapRepos(plainRepos) : plainRepos
   const followUpDeps = { jobs: deps.jobs, tenants: repo, clock, log: app.log }
+  // Status changes of bookings, trips, tickets and subscriptions, published once recorded (DECISIONS "Safe retries
+  // and push"); a sink that fails is logged and never fails the request or job.
+  const publish = eventPublisher(events, app.log)
   const offers = offerTokens(tokens)
   const cars = {
     search: carSearch({
@@ -324,6 +353,7 @@ export async function createApp(deps: AppDeps) {
         mailer: deps.mailer,
         log: (err) => app.log.warn({ err }, 'booking mail failed'),
       }),
+      publish,
     }),
     clock,
   }
@@ -347,6 +377,7 @@ export async function createApp(deps: AppDeps) {
     ...followUpDeps,
     timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
     offerTokenTtlSeconds: config.offerTokenTtlSeconds,
+    publish,
   })
   const micro = {
     vehicles: microVehicles,
@@ -357,9 +388,21 @@ export async function createApp(deps: AppDeps) {
       vehicles: microVehicles,
       vehicleTokens: vehicleTokensOf,
       ...followUpDeps,
+      tokens,
+      publish,
     }),
     clock,
   }
+  const gbfs = gbfsOut({
+    registry,
+    callProvider,
+    secret: tokens.deriveKey(GBFS_VEHICLE_ID_PURPOSE),
+    clock,
+    timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
+    // A placeholder in a reserved domain (RFC 2606) says plainly that the operator has not named one.
+    contactEmail: config.gbfsContactEmail ?? 'gbfs-contact-not-configured@example.invalid',
+  })
+  const bookings = bookingList({ repo: bookingsListRepo(store.db), registry })
 
   await app.register(
     async (api) => {
@@ -368,15 +411,23 @@ export async function createApp(deps: AppDeps) {
       providerRoutes(typed, { registry })
       carRoutes(typed, cars)
       micromobilityRoutes(typed, micro)
+      gbfsRoutes(typed, { gbfs, clock, apiPrefix: API_PREFIX })
       publicTransportRoutes(typed, { ...publicTransport, clock })
+      bookingRoutes(typed, { bookings, clock })
+      webhookRoutes(typed, { endpoints: webhooks.endpoints })
     },
     { prefix: API_PREFIX },
   )
   await registerMultimodal(app, { registry, callProvider, vehicles: microVehicles, clock, apiPrefix: API_PREFIX })
-  await app.register(async (admin) => adminRoutes(admin.withTypeProvider<TypeBoxTypeProvider>(), { tenants }), {
-    prefix: ADMIN_PREFIX,
-  })
-  operationsRoutes(app, { metrics, apiPrefix: API_PREFIX, readiness: deps.readiness ?? {} })
+  await app.register(
+    async (admin) => {
+      const typed = admin.withTypeProvider<TypeBoxTypeProvider>()
+      adminRoutes(typed, { tenants })
+      adminWebhookRoutes(typed, { webhooks })
+    },
+    { prefix: ADMIN_PREFIX },
+  )
+  operationsRoutes(app, { metrics, apiPrefix: API_PREFIX, readiness: deps.readiness ?? {}, document: serveDocument })
 
-  return Object.assign(app, { services: { tenants, keys } })
+  return Object.assign(app, { services: { tenants, keys, idempotency, events, webhooks } })
 }

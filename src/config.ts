@@ -52,6 +52,12 @@ export interface Config {
   memoryLimitBytes?: number
   /** Load shedding: refuse work above this event-loop delay, p99 ms (`EVENT_LOOP_DELAY_LIMIT_MS`); 0: off. */
   eventLoopDelayLimitMs: number
+  /** Answers larger than this are not kept for Idempotency-Key replays (`IDEMPOTENCY_MAX_ANSWER_BYTES`). */
+  idempotencyMaxAnswerBytes: number
+  /** GBFS out: `feed_contact_email` of every system_information (`GBFS_CONTACT_EMAIL`); unset, a placeholder. */
+  gbfsContactEmail?: string
+  /** Live webhook endpoints may reach private, loopback and link-local addresses (`WEBHOOKS_ALLOW_PRIVATE`). */
+  webhooksAllowPrivate: boolean
 }
 
 export class ConfigError extends Error {
@@ -138,6 +144,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     heapLimitFraction: int('HEAP_LIMIT_PERCENT', 85, 10, 100) / 100,
     ...(text('MEMORY_LIMIT_MB') ? { memoryLimitBytes: int('MEMORY_LIMIT_MB', 0, 64, 16_777_216) * 1_048_576 } : {}),
     eventLoopDelayLimitMs: int('EVENT_LOOP_DELAY_LIMIT_MS', 0, 0, 600_000),
+    idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 65_536, 1024, 16 * 1_048_576),
+    ...(text('GBFS_CONTACT_EMAIL') ? { gbfsContactEmail: text('GBFS_CONTACT_EMAIL') } : {}),
+    webhooksAllowPrivate: oneOf('WEBHOOKS_ALLOW_PRIVATE', ['true', 'false'], 'false') === 'true',
+  }
+  if (config.gbfsContactEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(config.gbfsContactEmail)) {
+    problems.push(`GBFS_CONTACT_EMAIL must be an e-mail address (got "${config.gbfsContactEmail}")`)
   }
   // The OpenTelemetry variables: a base URL (the traces go to /v1/traces under it) or the traces URL itself.
   const tracesUrl = url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:'])

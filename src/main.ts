@@ -4,6 +4,7 @@ import { runPrimary } from './cluster.ts'
 import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts'
 import { demoBanner, ensureDemoTenant } from './demo-tenant.ts'
 import { workerMetrics } from './platform/cluster-metrics.ts'
+import { collectStartGarbage } from './platform/start-garbage.ts'
 import { StartupError } from './platform/startup-error.ts'
 import { openRuntime } from './runtime.ts'
 
@@ -37,6 +38,10 @@ async function main() {
   const demo = await ensureDemoTenant(config, runtime.store, app.services.tenants)
   await app.listen({ port: config.port, host: config.host })
   runtime.jobs.start()
+  collectStartGarbage()
+  const stopSweeps = app.services.idempotency.startSweeps((err) =>
+    app.log.warn({ err }, 'could not schedule the sweep of expired idempotency keys'),
+  )
   // For the person at the terminal, on stderr: stdout is the JSON log stream.
   if (demo) {
     app.log.info({ tenantId: demo.tenant.id }, 'demo tenant created; its keys went to the terminal (stderr), not here')
@@ -52,6 +57,7 @@ async function main() {
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight')
     const force = setTimeout(() => process.exit(1), 25_000)
     force.unref()
+    stopSweeps()
     await app.close()
     await runtime.close()
     process.exit(0)

@@ -8,30 +8,21 @@ import { ApiKeyCreate, TenantCreate, TenantUpdate } from '../api/admin/schemas.t
 import { ConfigError, loadConfig } from '../config.ts'
 import { keyResolver } from '../domain/tenants/key-resolver.ts'
 import { tenantService } from '../domain/tenants/service.ts'
-import { fieldPath, validationDetails } from '../http/error-handler.ts'
+import { validationDetails } from '../http/error-handler.ts'
 import { ApiError, isApiError } from '../http/errors.ts'
 import { OffsetQuery } from '../http/schemas.ts'
 import { validatorCompiler } from '../http/validation.ts'
 import { errorMessage } from '../platform/i18n/index.ts'
+import { localizeDetails } from '../platform/i18n/texts.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
 import { tenantsRepo } from '../store/tenants-repo.ts'
 import { type Command, flagFor, parseCommand, USAGE, UsageError } from './args.ts'
 
 type Issues = Parameters<typeof validationDetails>[0]
 
-/** The API's error details, with a choice between constants spelled out (`must be one of STANDARD, NONE`). */
+/** The API's error details in English (a choice between constants spelled out: `must be one of STANDARD, NONE`). */
 function describe(issues: Issues, context: string): Record<string, string> {
-  const details = validationDetails(issues, context)
-  const constants = new Map<string, unknown[]>()
-  for (const issue of issues) {
-    if (issue.keyword !== 'const') continue
-    const path = fieldPath(issue.instancePath, undefined, context)
-    constants.set(path, [...(constants.get(path) ?? []), issue.params.allowedValue])
-  }
-  for (const [path, values] of constants) {
-    if (details[path] === 'must be equal to constant') details[path] = `must be one of ${values.join(', ')}`
-  }
-  return details
+  return JSON.parse(JSON.stringify(validationDetails(issues, context)))
 }
 
 /** The app's own validator: bodies strictly, query strings with coercion, errors in the API's shape. */
@@ -106,7 +97,7 @@ function report(error: unknown): number {
   if (isApiError(error)) {
     const reason = error.details?.reason
     write(`error: ${error.code}: ${error.hasCustomMessage ? error.message : errorMessage('en', error.code, reason)}`)
-    for (const [field, detail] of Object.entries(error.details ?? {})) {
+    for (const [field, detail] of Object.entries(localizeDetails(error.details ?? {}, 'en'))) {
       const flag = flagFor(field)
       write(`  ${field}${flag ? ` (${flag})` : ''}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`)
     }

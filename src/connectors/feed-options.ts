@@ -55,7 +55,15 @@ export function parseNumberOption(
   return value
 }
 
-/** `options.headers`: an object of strings, or undefined. */
+/** An HTTP header name (RFC 9110 token); a value of visible characters, spaces and tabs, without CR or LF. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/
+
+/**
+ * `options.headers`: an object of strings (such as `{ "authorization": "Bearer …" }` to read a feed that needs a key),
+ * or undefined. Names and values are checked here, so a wrong one stops the provider at start with a reason rather
+ * than failing every read.
+ */
 export function parseHeadersOption(headers: unknown): Record<string, string> | undefined {
   if (
     headers !== undefined &&
@@ -65,6 +73,12 @@ export function parseHeadersOption(headers: unknown): Record<string, string> | u
       Object.values(headers).some((v) => typeof v !== 'string'))
   ) {
     throw new Error('options.headers must be an object of strings')
+  }
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!HEADER_NAME.test(name)) throw new Error(`options.headers: ${JSON.stringify(name)} is not a header name`)
+    if (!HEADER_VALUE.test(value as string)) {
+      throw new Error(`options.headers.${name} must be one line of text (no control characters)`)
+    }
   }
   return headers as Record<string, string> | undefined
 }

@@ -16,6 +16,7 @@ import type {
 } from '../api/cars/schemas.ts'
 import type { PricingPlan, PropulsionType, TripAction, VehicleType, Zone } from '../api/micromobility/schemas.ts'
 import type { TransitMode } from '../api/public-transport/schemas.ts'
+import type { TransitOccupancy, TransitVehicleStatus } from '../api/public-transport/vehicle-schemas.ts'
 import type { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../api/shared/schemas.ts'
 import type { Environment } from '../domain/tenants/permissions.ts'
 import type { Kv } from '../platform/kv/types.ts'
@@ -41,6 +42,8 @@ export const OPERATIONS = [
   'JOURNEYS',
   'TICKETS',
   'SUBSCRIPTIONS',
+  'ALERTS',
+  'VEHICLE_POSITIONS',
 ] as const
 export type Operation = (typeof OPERATIONS)[number]
 
@@ -269,6 +272,29 @@ export interface ProviderMicroVehicle {
   deepLinks?: { android?: string; ios?: string; web?: string }
   /** The content of the QR code on the vehicle (trip-capable providers). */
   qrCode?: string
+  /** The station it is parked or docked at, one of the provider's `stations()`. */
+  stationId?: string
+}
+
+/** A station (docks, or a virtual station: a marked parking area) as GBFS station_information and _status have it. */
+export interface ProviderMicroStation {
+  stationId: string
+  name: string
+  latitude: number
+  longitude: number
+  /** No docks: vehicles are parked inside `area`, or around the point. */
+  isVirtual: boolean
+  /** Where vehicles are parked (a virtual station's area). */
+  area?: { type: 'MultiPolygon'; coordinates: [number, number][][][] }
+  /** Places for vehicles (docks or parking spots), when known. */
+  capacity?: number
+  /** Free docks, when the provider counts them (docked stations). */
+  docksAvailable?: number
+  isInstalled: boolean
+  isRenting: boolean
+  isReturning: boolean
+  /** When the station last reported its status (RFC 3339), when known. */
+  lastReported?: string
 }
 
 /** The fleet at one moment; `version` changes whenever the fleet does, so the service can keep its spatial index. */
@@ -290,6 +316,8 @@ export interface MicromobilityConnector extends Connector {
   /** The whole fleet, served from memory between refreshes. */
   fleet(ctx: CallContext): Promise<FleetSnapshot>
   zones(ctx: CallContext): Promise<ProviderZone[]>
+  /** The provider's stations, for providers that have any (vehicles name theirs in `stationId`). */
+  stations?(ctx: CallContext): Promise<ProviderMicroStation[]>
   /**
    * Trip-capable providers only (capability TRIPS). Failures are ApiErrors: refusals from `refusals.ts` (a vehicle
    * another trip holds, or in the workshop or flat: OFFER_EXPIRED with reason VEHICLE_NOT_AVAILABLE; what the
@@ -349,6 +377,29 @@ export interface TransitLine {
   agency?: string
 }
 
+/** One path of a line on a map. */
+export interface TransitLinePath {
+  /** `[longitude, latitude, longitude, latitude, …]`, simplified to about a metre. */
+  coordinates: Float64Array
+  /** The feed's shape_id; absent when the path joins the stops of a stop pattern (the feed has no shape for it). */
+  shapeId?: string
+}
+
+/** A line with the distinct paths its trips take (shapes, or stop patterns where a trip has no shape). */
+export interface TransitLineGeometry {
+  line: TransitLine
+  paths: TransitLinePath[]
+}
+
+/**
+ * Every line of a provider, for maps. Built once per feed load; `version` changes whenever the lines do, so the
+ * service builds its tile index once per version.
+ */
+export interface TransitLineSet {
+  version: string
+  lines: TransitLineGeometry[]
+}
+
 export interface TransitDeparture {
   tripId: string
   line: TransitLine
@@ -361,6 +412,8 @@ export interface TransitDeparture {
   delaySeconds?: number
   cancelled: boolean
   realtime: boolean
+  /** Service alerts for this trip at this stop and time, in the call's language, most severe first. */
+  alerts?: TransitAlert[]
 }
 
 export interface TransitLeg {
@@ -374,6 +427,8 @@ export interface TransitLeg {
   tripId?: string
   intermediateStops?: { stopId: string; name: string; arrival: Date; departure: Date }[]
   distanceMeters?: number
+  /** Service alerts for the trip, its stops from boarding to alighting and its time (transit legs). */
+  alerts?: TransitAlert[]
 }
 
 export interface TransitJourney {
@@ -381,6 +436,77 @@ export interface TransitJourney {
   departure: Date
   arrival: Date
   transfers: number
+}
+
+/** GTFS-Realtime Alert causes, effects and severities, by their names in gtfs-realtime.proto. */
+export const ALERT_CAUSES = [
+  'UNKNOWN_CAUSE',
+  'OTHER_CAUSE',
+  'TECHNICAL_PROBLEM',
+  'STRIKE',
+  'DEMONSTRATION',
+  'ACCIDENT',
+  'HOLIDAY',
+  'WEATHER',
+  'MAINTENANCE',
+  'CONSTRUCTION',
+  'POLICE_ACTIVITY',
+  'MEDICAL_EMERGENCY',
+  'SPECIAL_EVENT',
+] as const
+export type AlertCause = (typeof ALERT_CAUSES)[number]
+export const ALERT_EFFECTS = [
+  'NO_SERVICE',
+  'REDUCED_SERVICE',
+  'SIGNIFICANT_DELAYS',
+  'DETOUR',
+  'ADDITIONAL_SERVICE',
+  'MODIFIED_SERVICE',
+  'OTHER_EFFECT',
+  'UNKNOWN_EFFECT',
+  'STOP_MOVED',
+  'NO_EFFECT',
+  'ACCESSIBILITY_ISSUE',
+] as const
+export type AlertEffect = (typeof ALERT_EFFECTS)[number]
+export const ALERT_SEVERITIES = ['UNKNOWN_SEVERITY', 'INFO', 'WARNING', 'SEVERE'] as const
+export type AlertSeverity = (typeof ALERT_SEVERITIES)[number]
+
+/** What an alert is about (GTFS-Realtime EntitySelector): every field given must match; ids are the feed's. */
+export interface TransitInformedEntity {
+  agencyId?: string
+  routeId?: string
+  routeType?: number
+  directionId?: number
+  tripId?: string
+  stopId?: string
+}
+
+/** A service alert, its texts in the call's language (or the feed's fallback). */
+export interface TransitAlert {
+  /** The feed's entity id (the service prefixes it with the provider id). */
+  id: string
+  header: string
+  description?: string
+  url?: string
+  cause: AlertCause
+  effect: AlertEffect
+  severity: AlertSeverity
+  /** When it applies; empty: as long as the feed has it. A missing start or end is open. */
+  activePeriods: { start?: Date; end?: Date }[]
+  informedEntities: TransitInformedEntity[]
+}
+
+export interface TransitAlertQuery {
+  /** Alerts that departures at this stop (and its platforms) can carry. */
+  stopId?: string
+  /** Alerts that departures of this route can carry. */
+  routeId?: string
+  /** Active at some time from `from` to `until`. */
+  from: Date
+  until: Date
+  /** Only alerts about the stop as a whole (no route, trip, direction or route type), for a departure board. */
+  stopWide?: boolean
 }
 
 /** A journey end: a stop of this feed, or a point the traveller walks from or to (nearby stops are found by the connector). */
@@ -499,9 +625,43 @@ export interface TransitTicketing {
   cancelSubscription(reference: string, ctx: CallContext): Promise<ProviderSubscription>
 }
 
+/** A transit vehicle where it is now (GTFS-Realtime VehiclePosition, or the timetable's simulation). */
+export interface TransitVehicle {
+  /** The feed's vehicle id (the service prefixes it with the provider id). */
+  id: string
+  /** What riders read on the vehicle (a fleet number). */
+  label?: string
+  latitude: number
+  longitude: number
+  /** Degrees clockwise from true north, 0 to 360. */
+  bearing?: number
+  /** Meters per second. */
+  speed?: number
+  tripId?: string
+  /** From the trip (or the route) in the static feed; absent when neither is known there. */
+  line?: TransitLine
+  headsign?: string
+  /** The stop the vehicle is at or heading to, when the static feed knows it. */
+  stop?: { id: string; name: string }
+  currentStatus?: TransitVehicleStatus
+  occupancy?: TransitOccupancy
+  lastUpdated: Date
+}
+
+/** The vehicles at one moment; `version` changes whenever the list does, so the service can keep its spatial index. */
+export interface TransitVehicleSnapshot {
+  version: string
+  vehicles: TransitVehicle[]
+}
+
 export interface PublicTransportConnector extends Connector {
   /** Providers that sell tickets (capabilities TICKETS / SUBSCRIPTIONS). */
   ticketing?: TransitTicketing
+  /**
+   * Live vehicles (capability VEHICLE_POSITIONS): all of them, served from memory between refreshes. A feed that
+   * fails to read keeps its last good positions for a bounded time, then gives none; that alone fails no call.
+   */
+  vehicles?(ctx: CallContext): Promise<TransitVehicleSnapshot>
   stopsNear(
     latitude: number,
     longitude: number,
@@ -516,7 +676,19 @@ export interface PublicTransportConnector extends Connector {
   departures(stopId: string, from: Date, limit: number, ctx: CallContext): Promise<TransitDeparture[]>
   /** Earliest-arrival journeys with a few Pareto-optimal alternatives by number of transfers. */
   journeys(query: JourneyQuery, ctx: CallContext): Promise<TransitJourney[]>
+  /**
+   * Providers that publish service alerts (capability ALERTS): those active in the query's time that match its stop
+   * and route, most severe first. NOT_FOUND for an unknown stop.
+   */
+  alerts?(query: TransitAlertQuery, ctx: CallContext): Promise<TransitAlert[]>
+  /** The lines as drawn on a map (the `lines` tile layer); providers without geometry leave it out. */
+  lineGeometries?(ctx: CallContext): Promise<TransitLineSet>
 }
 
 export const isPublicTransportConnector = (connector: Connector | undefined): connector is PublicTransportConnector =>
   !!connector && typeof (connector as PublicTransportConnector).departures === 'function'
+
+export type TransitVehicleConnector = PublicTransportConnector & Required<Pick<PublicTransportConnector, 'vehicles'>>
+
+export const isTransitVehicleConnector = (connector: Connector | undefined): connector is TransitVehicleConnector =>
+  isPublicTransportConnector(connector) && typeof connector.vehicles === 'function'

@@ -18,6 +18,8 @@ export interface AuthFailureSettings {
  * by their /64, since one host usually holds a whole /64 and could otherwise change address on every attempt.
  */
 export function clientKey(ip: string): string {
+  // An IPv4 address (the usual case) has no colon: it counts as it is, without the IPv6 parse below.
+  if (!ip.includes(':')) return ip
   if (ip.startsWith('::ffff:') && isIPv4(ip.slice(7))) return ip.slice(7)
   const address = ip.split('%')[0]
   if (!isIPv6(address)) return ip

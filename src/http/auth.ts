@@ -18,8 +18,9 @@ export interface AuthDeps {
 }
 
 const EXPOSED_HEADERS =
-  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Language'
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Accept-Language, X-Request-Id, X-Sandbox-Scenario'
+  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Language, Idempotent-Replayed, Idempotent-Redacted'
+const ALLOWED_HEADERS =
+  'Authorization, Content-Type, Accept-Language, X-Request-Id, X-Sandbox-Scenario, Idempotency-Key'
 
 function bearer(request: FastifyRequest): string {
   const header = request.headers.authorization
@@ -27,6 +28,17 @@ function bearer(request: FastifyRequest): string {
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header)
   if (!match) throw new ApiError('UNAUTHORIZED', undefined, { reason: 'MALFORMED_KEY' })
   return match[1]
+}
+
+/**
+ * The origin of a browser's request. Browsers send no Origin on a same-origin GET (Fetch standard), so a page the
+ * service serves itself (the explorer) is known by `Sec-Fetch-Site: same-origin`, a header only browsers set and no
+ * page can, and its origin is the request's own. Like Origin, it binds browsers only.
+ */
+function browserOrigin(request: FastifyRequest): string | undefined {
+  if (request.headers.origin) return request.headers.origin
+  if (request.headers['sec-fetch-site'] === 'same-origin') return `${request.protocol}://${request.host}`
+  return undefined
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -106,7 +118,7 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
       .header('x-ratelimit-reset', String(rate.resetAt))
 
     if (key.type === 'publishable') {
-      const origin = request.headers.origin
+      const origin = browserOrigin(request)
       // Scheme and host are case-insensitive; stored origins are in lower case.
       if (!origin || !tenant.allowedOrigins.includes(origin.toLowerCase())) {
         throw new ApiError('FORBIDDEN', undefined, { reason: 'ORIGIN_NOT_ALLOWED', origin: origin ?? null })

@@ -1,6 +1,7 @@
 import type { Permission } from '../domain/tenants/permissions.ts'
 import type { ApiKeyRow, TenantRow } from '../store/schema.ts'
 import type { StatusOverrides } from './errors.ts'
+import type { RouteError } from './openapi/route-errors.ts'
 
 export interface AuthContext {
   tenant: TenantRow
@@ -16,6 +17,11 @@ export interface RouteAccess {
   admin?: boolean
   /** Route-specific statuses (spec 7.2). */
   statusOverrides?: StatusOverrides
+  /**
+   * The error codes the route's use case answers, beside those of the hooks and the validation; the API document
+   * lists them by status (src/http/openapi/route-errors.ts).
+   */
+  errors?: readonly RouteError[]
   /** Validation failures only in these fields are INVALID_LOCATION rather than INVALID_REQUEST. */
   locationFields?: RegExp
   /** Validation failures only in these fields (malformed or missing dates) are INVALID_DATE_RANGE. */

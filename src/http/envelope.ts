@@ -24,8 +24,14 @@ export function authOf(request: FastifyRequest) {
 
 /** Adds `values` to the answer's Vary header, each once, whatever set it before. */
 export function addVary(reply: FastifyReply, ...values: string[]) {
+  const current = reply.getHeader('vary')
+  // Nothing set yet (the common case): the values as they are, without splitting and joining.
+  if (current === undefined || current === '') {
+    reply.header('vary', values.length === 1 ? values[0] : [...new Set(values)].join(', '))
+    return
+  }
   const parts = new Set(
-    String(reply.getHeader('vary') ?? '')
+    String(current)
       .split(',')
       .map((p) => p.trim())
       .filter(Boolean),

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorMessage, negotiateLanguage } from '../platform/i18n/index.ts'
+import { detail, localizeDetails, type Text } from '../platform/i18n/texts.ts'
 import { outageIn } from '../platform/outage.ts'
 import { ApiError, type ErrorCode, isApiError, statusFor } from './errors.ts'
 import { answeredEarly } from './server-limits.ts'
@@ -27,30 +28,91 @@ export function fieldPath(instancePath: string, extra?: string, context = 'body'
   return parts.map(segment).join('').replace(/^\./, '')
 }
 
-export function validationDetails(issues: ValidationIssue[], context: string): Record<string, string> {
-  const details: Record<string, string> = {}
+/** The catalog message of one Ajv issue (src/platform/i18n/*.json "details"); field names and values as parameters. */
+function issueText(issue: ValidationIssue): Text {
+  const p = issue.params
+  if (issue.keyword === 'pattern' && TEXT_RULE_PATTERNS.includes(p.pattern as string)) {
+    // The key itself is not echoed: it is the text that failed.
+    return detail(issue.propertyName === undefined ? TEXT_RULE_MESSAGE : KEY_RULE_MESSAGE)
+  }
+  // The key is not echoed (it may be long): the rule it broke is named.
+  if (issue.propertyName !== undefined)
+    return detail('PROPERTY_NAME_INVALID', { rule: issueText({ ...issue, propertyName: undefined }) })
+  switch (issue.keyword) {
+    case 'required':
+      return detail('IS_REQUIRED')
+    case 'additionalProperties':
+      return detail('IS_NOT_ALLOWED')
+    case 'enum':
+      return Array.isArray(p.allowedValues)
+        ? detail('MUST_BE_ONE_OF', { values: (p.allowedValues as unknown[]).map(String) })
+        : detail('IS_INVALID')
+    case 'const':
+      return detail('MUST_BE_EQUAL_TO', { value: String(p.allowedValue) })
+    case 'type':
+      return detail('MUST_BE_OF_TYPE', { type: String(p.type) })
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return detail('MUST_COMPARE', { comparison: String(p.comparison), limit: String(p.limit) })
+    case 'multipleOf':
+      return detail('MUST_BE_MULTIPLE_OF', { value: String(p.multipleOf) })
+    case 'minLength':
+      return detail('MIN_LENGTH', { limit: String(p.limit) })
+    case 'maxLength':
+      return detail('MAX_LENGTH', { limit: String(p.limit) })
+    case 'minItems':
+      return detail('MIN_ITEMS', { limit: String(p.limit) })
+    case 'maxItems':
+      return detail('MAX_ITEMS', { limit: String(p.limit) })
+    case 'minProperties':
+      return detail('MIN_PROPERTIES', { limit: String(p.limit) })
+    case 'maxProperties':
+      return detail('MAX_PROPERTIES', { limit: String(p.limit) })
+    case 'uniqueItems':
+      return detail('UNIQUE_ITEMS', { i: String(p.i), j: String(p.j) })
+    case 'pattern':
+      return detail('MUST_MATCH_PATTERN', { pattern: String(p.pattern) })
+    case 'format':
+      return detail('MUST_MATCH_FORMAT', { format: String(p.format) })
+    case 'anyOf':
+    case 'oneOf':
+    case 'discriminator':
+    case 'if':
+    case 'not':
+      return detail('MUST_MATCH_ALLOWED_SHAPE')
+    case 'dependentRequired':
+    case 'dependencies':
+      return detail('REQUIRES_PROPERTIES', { property: String(p.property), deps: String(p.deps) })
+    default:
+      return detail('IS_INVALID')
+  }
+}
+
+/**
+ * Per-field messages of a validation failure, as catalog texts (rendered in the request's language when sent;
+ * English when serialized as they are).
+ */
+export function validationDetails(issues: ValidationIssue[], context: string): Record<string, Text> {
+  const details: Record<string, Text> = {}
+  const constants = new Map<string, string[]>()
   for (const issue of issues) {
-    let path: string
-    let message = issue.message ?? 'is invalid'
-    if (issue.keyword === 'required') {
-      path = fieldPath(issue.instancePath, String(issue.params.missingProperty), context)
-      message = 'is required'
-    } else if (issue.keyword === 'additionalProperties') {
-      path = fieldPath(issue.instancePath, String(issue.params.additionalProperty), context)
-      message = 'is not allowed'
-    } else {
-      path = fieldPath(issue.instancePath, undefined, context)
-      if (issue.keyword === 'pattern' && TEXT_RULE_PATTERNS.includes(issue.params.pattern as string)) {
-        // The key itself is not echoed: it is the text that failed.
-        message = issue.propertyName === undefined ? TEXT_RULE_MESSAGE : KEY_RULE_MESSAGE
-      } else if (issue.propertyName !== undefined) {
-        message = `property name ${message}`
-      } else if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
-        message = `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
-      }
-    }
+    const path =
+      issue.keyword === 'required'
+        ? fieldPath(issue.instancePath, String(issue.params.missingProperty), context)
+        : issue.keyword === 'additionalProperties'
+          ? fieldPath(issue.instancePath, String(issue.params.additionalProperty), context)
+          : fieldPath(issue.instancePath, undefined, context)
     // anyOf/oneOf add a summary after the branch errors; the first, most specific message wins.
-    if (!(path in details)) details[path] = message
+    if (!(path in details)) details[path] = issueText(issue)
+    if (issue.keyword === 'const')
+      constants.set(path, [...(constants.get(path) ?? []), String(issue.params.allowedValue)])
+  }
+  // A union of constants (TypeBox literals) fails each branch: name them all.
+  for (const [path, values] of constants) {
+    if (details[path].key === 'MUST_BE_EQUAL_TO' && values.length > 1)
+      details[path] = detail('MUST_BE_ONE_OF', { values })
   }
   return details
 }
@@ -129,7 +191,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
       error: {
         code: apiError.code,
         message: errorMessage(language, apiError.code, apiError.details?.reason),
-        ...(apiError.details ? { details: apiError.details } : {}),
+        ...(apiError.details ? { details: localizeDetails(apiError.details, language) } : {}),
       },
       meta: { requestId: request.id, timestamp: new Date().toISOString() },
     })

@@ -12,8 +12,9 @@
 export const LINE_TEXT_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$'
 export const FREE_TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$'
 export const TEXT_RULE_PATTERNS: readonly string[] = [LINE_TEXT_PATTERN, FREE_TEXT_PATTERN]
-export const TEXT_RULE_MESSAGE = 'must not contain control characters'
-export const KEY_RULE_MESSAGE = 'property names must not contain control characters'
+/** Catalog keys (src/platform/i18n/*.json "details") of the rule's messages. */
+export const TEXT_RULE_MESSAGE = 'NO_CONTROL_CHARACTERS'
+export const KEY_RULE_MESSAGE = 'NO_CONTROL_CHARACTERS_IN_KEYS'
 
 /** Schema flag of a free-text string (also shown in the API document). */
 export const FREE_TEXT = 'x-free-text'
@@ -43,7 +44,7 @@ const mapValues = (record: unknown) =>
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const
 const SUBSCHEMAS = ['additionalProperties', 'unevaluatedProperties', 'contains', 'then', 'else', 'additionalItems']
 
-function applyTextRule(schema: unknown): unknown {
+export function applyTextRule(schema: unknown): unknown {
   if (!isSchema(schema)) return schema
   let out: Schema = { ...schema }
   for (const key of SUBSCHEMA_LISTS) {

@@ -10,7 +10,15 @@ export interface MailMessage {
   text: string
   html?: string
   headers?: Record<string, string>
+  /**
+   * `test` for mails about test-environment activity: they go to the outbox only, never through SMTP, marked as
+   * test (subject prefix and `X-Test-Mode: true`), so test keys never mail real people.
+   */
+  environment?: 'live' | 'test'
 }
+
+/** What a test-environment mail's subject starts with. */
+export const TEST_SUBJECT_PREFIX = '[TEST] '
 
 export interface MailerOptions {
   /** `smtp://` or `smtps://` URL (user and password in it); unset writes `.eml` files to `<dataDir>/outbox`. */
@@ -35,6 +43,7 @@ export const MAIL_JOB = 'mail.send'
 /** The mailer the configuration asks for: SMTP when `smtpUrl` is set, otherwise files a person or a test can open. */
 export function createMailer(options: MailerOptions): Mailer {
   const from = options.from ?? DEFAULT_FROM
+  const outbox = outboxWriter(options, from)
   if (options.smtpUrl) {
     const transport = nodemailer.createTransport({
       url: options.smtpUrl,
@@ -45,20 +54,38 @@ export function createMailer(options: MailerOptions): Mailer {
     })
     return {
       transport: 'smtp',
-      async send(message) {
+      async send({ environment, ...message }) {
+        // Test mode never mails real people: whatever the configuration, its mails stay in the outbox.
+        if (environment === 'test') return outbox.write(markedAsTest(message))
         await transport.sendMail({ from, ...message })
       },
-      close: () => transport.close(),
+      close: () => {
+        transport.close()
+        outbox.close()
+      },
     }
   }
+  return {
+    transport: 'outbox',
+    send: ({ environment, ...message }) => outbox.write(environment === 'test' ? markedAsTest(message) : message),
+    close: () => outbox.close(),
+  }
+}
 
+const markedAsTest = (message: Omit<MailMessage, 'environment'>): Omit<MailMessage, 'environment'> => ({
+  ...message,
+  subject: `${TEST_SUBJECT_PREFIX}${message.subject}`,
+  headers: { ...message.headers, 'X-Test-Mode': 'true' },
+})
+
+/** `.eml` files in `<dataDir>/outbox`, as a person or a test can open them. */
+function outboxWriter(options: MailerOptions, from: string) {
   const outbox = join(options.dataDir, 'outbox')
   const clock = options.clock ?? (() => new Date())
   // RFC 5322 wants CRLF line ends; nodemailer builds the message exactly as it would send it.
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' })
   return {
-    transport: 'outbox',
-    async send(message) {
+    async write(message: Omit<MailMessage, 'environment'>) {
       const info = await composer.sendMail({ from, ...message })
       await mkdir(outbox, { recursive: true })
       const stamp = clock().toISOString().replace(/[-:.]/g, '')
@@ -79,7 +106,8 @@ const isMessage = (payload: unknown): payload is MailMessage => {
     typeof p.to === 'string' &&
     typeof p.subject === 'string' &&
     typeof p.text === 'string' &&
-    (p.html === undefined || typeof p.html === 'string')
+    (p.html === undefined || typeof p.html === 'string') &&
+    (p.environment === undefined || p.environment === 'live' || p.environment === 'test')
   )
 }
 

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomChunk } from './random.ts'
@@ -13,6 +13,12 @@ export interface TokenCipher {
   seal(context: string, payload: unknown): string
   /** The payload, or undefined when the token is malformed, tampered with, or sealed for another context. */
   open<T = unknown>(context: string, token: string): T | undefined
+  /**
+   * A 32-byte secret for one `purpose` (HKDF-SHA256 of the first key), the same on every instance that shares the keys:
+   * for values that must be stable but unguessable without the keys, such as the rotated vehicle ids of GBFS out.
+   * Putting a new key first changes it.
+   */
+  deriveKey(purpose: string): Buffer
 }
 
 export interface TokenKey {
@@ -67,7 +73,17 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
     }
     return aad
   }
+  const derived = new Map<string, Buffer>()
   return {
+    deriveKey(purpose) {
+      let key = derived.get(purpose)
+      if (!key) {
+        key = Buffer.from(hkdfSync('sha256', keys[0].key, Buffer.alloc(0), `mas-derived-key|${purpose}`, 32))
+        if (derived.size >= MAX_CACHED_CONTEXTS) derived.clear()
+        derived.set(purpose, key)
+      }
+      return key
+    },
     seal(context, payload) {
       const iv = randomChunk(12)
       const cipher = createCipheriv('aes-256-gcm', active.key, iv)

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { drizzle } from 'drizzle-orm/pglite'
 import type { Db, Store } from './db.ts'
@@ -56,6 +57,31 @@ export function lockDataDir(dataDir: string): () => void {
   throw new Error(`could not take the lock ${file}: another process keeps taking it`)
 }
 
+/**
+ * PostgreSQL's own memory inside the WASM instance. Its default shared_buffers (128 MB) made the instance's memory
+ * grow from 128 to 189 MiB at start; one process holds the embedded database, so 16 MB of buffer cache is plenty
+ * (the files are in the OS page cache anyway). `--set` writes it into a new database's postgresql.conf, the start
+ * parameter applies it to databases created before.
+ */
+const SHARED_BUFFERS = 'shared_buffers=16MB'
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', SHARED_BUFFERS]
+const INITDB_PARAMS = ['--set', SHARED_BUFFERS]
+
+/**
+ * V8 first runs WASM through its baseline compiler (Liftoff) and then recompiles hot functions with TurboFan in the
+ * background. PostgreSQL's functions are huge: compiling them took ~450 MiB for a few seconds after each start (the
+ * peak RSS of `npm start`), for queries that measured no faster (the time of a query is the protocol and the files).
+ * So the embedded database stays on Liftoff, unless node was started with a WASM flag of its own.
+ * Called before the first PGlite compiles its module; the flags apply to the modules compiled after.
+ */
+let baselineOnly = false
+function keepWasmOnBaselineCompiler(): void {
+  if (baselineOnly) return
+  baselineOnly = true
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.includes('wasm'))
+  if (!given) setFlagsFromString('--no-wasm-tier-up --no-wasm-dynamic-tiering')
+}
+
 /** Embedded PostgreSQL (WASM) in `dataDir`, or in memory when `dataDir` is undefined (tests). */
 export async function openPglite(dataDir: string | undefined): Promise<Store> {
   let release = () => {}
@@ -65,7 +91,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Store> {
   }
   let client: PGlite | undefined
   try {
-    client = dataDir ? new PGlite(dataDir) : new PGlite()
+    keepWasmOnBaselineCompiler()
+    const options = { startParams: START_PARAMS, initDbStartParams: INITDB_PARAMS }
+    client = dataDir ? new PGlite(dataDir, options) : new PGlite(options)
     await client.waitReady
     const opened = client
     const db = drizzle({ client: opened, schema }) as unknown as Db

@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
 import { type PtBookingRow, ptBookings, type SubscriptionRow, subscriptions } from './schema.ts'
 
@@ -26,15 +26,20 @@ export function publicTransportRepo(db: Db) {
         .where(and(eq(ptBookings.id, id), mine(ptBookings, tenantId, environment)))
       return row
     },
+    /**
+     * Writes `changes` if the row is still at `version` (the one it was read at); undefined when another write came
+     * first, so a status change is written (and announced) by one writer only.
+     */
     async updateBooking(
       id: string,
+      version: number,
       changes: Partial<Pick<PtBookingRow, 'status' | 'record' | 'statusHistory'>>,
       at: Date,
-    ) {
+    ): Promise<PtBookingRow | undefined> {
       const [row] = await db
         .update(ptBookings)
-        .set({ ...changes, updatedAt: at })
-        .where(eq(ptBookings.id, id))
+        .set({ ...changes, updatedAt: at, version: sql`${ptBookings.version} + 1` })
+        .where(and(eq(ptBookings.id, id), eq(ptBookings.version, version)))
         .returning()
       return row
     },
@@ -49,11 +54,17 @@ export function publicTransportRepo(db: Db) {
         .where(and(eq(subscriptions.id, id), mine(subscriptions, tenantId, environment)))
       return row
     },
-    async updateSubscription(id: string, changes: Partial<Pick<SubscriptionRow, 'status' | 'record'>>, at: Date) {
+    /** Compare-and-set on `version`, as updateBooking. */
+    async updateSubscription(
+      id: string,
+      version: number,
+      changes: Partial<Pick<SubscriptionRow, 'status' | 'record'>>,
+      at: Date,
+    ): Promise<SubscriptionRow | undefined> {
       const [row] = await db
         .update(subscriptions)
-        .set({ ...changes, updatedAt: at })
-        .where(eq(subscriptions.id, id))
+        .set({ ...changes, updatedAt: at, version: sql`${subscriptions.version} + 1` })
+        .where(and(eq(subscriptions.id, id), eq(subscriptions.version, version)))
         .returning()
       return row
     },

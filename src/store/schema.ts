@@ -131,8 +131,13 @@ export const micromobilityTrips = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [
-    index('micromobility_trips_tenant_idx').on(table.tenantId, table.environment),
+    // GET /micromobility/trips: the tenant's trips of one environment, newest first.
+    index('micromobility_trips_tenant_idx').on(table.tenantId, table.environment, table.createdAt),
     index('micromobility_trips_vehicle_idx').on(table.providerId, table.vehicleId, table.status),
+    // The reservations of a tenant whose window ran out, which a list expires before it reads.
+    index('micromobility_trips_reserved_idx')
+      .on(table.tenantId, table.environment, table.reservedUntil)
+      .where(sql`${table.status} = 'RESERVED'`),
   ],
 )
 
@@ -155,6 +160,8 @@ export const ptBookings = pgTable(
     statusHistory: jsonb('status_history').$type<{ status: string; time: string; reason?: string }[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Moves with every update: a status change is written (and announced as an event) once, by one writer. */
+    version: integer('version').notNull().default(0),
   },
   (table) => [index('pt_bookings_tenant_idx').on(table.tenantId, table.environment, table.createdAt)],
 )
@@ -175,6 +182,8 @@ export const subscriptions = pgTable(
     record: jsonb('record').$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Moves with every update, as on ticket bookings. */
+    version: integer('version').notNull().default(0),
   },
   (table) => [index('subscriptions_tenant_idx').on(table.tenantId, table.environment, table.createdAt)],
 )
@@ -193,3 +202,109 @@ export const kvEntries = pgTable('kv_entries', {
   structured: boolean('structured').notNull().default(false),
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
 })
+
+/**
+ * Answers kept for `Idempotency-Key` (24 hours from the first request). `id` is a hash of the API key's id and the
+ * client's key, so the client's key itself is not stored; the request is kept only as a salted hash (`fingerprint`).
+ * A row is `running` while its first request runs (held until `locked_until`, then free to be taken over) and `done`
+ * with the answer once it finished.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['live', 'test'] }).notNull(),
+    apiKeyId: text('api_key_id').notNull(),
+    salt: text('salt').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    state: text('state', { enum: ['running', 'done'] }).notNull(),
+    /** The claim of the request that runs (or ran) it: only that request may settle the row. */
+    owner: text('owner').notNull(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    status: integer('status'),
+    headers: jsonb('headers').$type<Record<string, string>>(),
+    body: text('body'),
+    /** Personal fields were taken out of `body` (tenant retention NONE). */
+    redacted: boolean('redacted').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [index('idempotency_keys_expires_idx').on(table.expiresAt)],
+)
+
+export type IdempotencyRow = typeof idempotencyKeys.$inferSelect
+
+/**
+ * Webhook endpoints of a tenant, per environment. The signing secret is sealed with the token keys (TOKEN_KEYS); a
+ * rotation keeps the replaced one, sealed as well, until `previousSecretUntil`.
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['live', 'test'] }).notNull(),
+    url: text('url').notNull(),
+    /** Event types delivered; null means every type, also those added later. */
+    events: jsonb('events').$type<string[] | null>(),
+    description: text('description'),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+    /** First failure since the last success; three days of it disable the endpoint. */
+    failingSince: timestamp('failing_since', { withTimezone: true, mode: 'date' }),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: timestamp('previous_secret_until', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index('webhook_endpoints_tenant_idx').on(table.tenantId, table.environment, table.createdAt)],
+)
+
+/** One event for one endpoint: its body (until it is delivered or given up) and the attempts so far. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    /** Also the `webhook-id` header of every attempt. */
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    environment: text('environment', { enum: ['live', 'test'] }).notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    /** The signed body; dropped once the delivery is over, so the log keeps no more than ids and outcomes. */
+    payload: text('payload'),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    attempts: jsonb('attempts').$type<WebhookAttempt[]>().notNull().default(sql`'[]'::jsonb`),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+    failureReason: text('failure_reason'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('webhook_deliveries_endpoint_idx').on(table.endpointId, table.createdAt),
+    index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
+  ],
+)
+
+export interface WebhookAttempt {
+  attemptedAt: string
+  statusCode?: number
+  error?: string
+  durationMs: number
+}
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect

@@ -182,12 +182,19 @@ describe('search session store: memory specifics', () => {
     // A full collection before each reading, so the heap figure is what is alive.
     setFlagsFromString('--expose-gc')
     const gc = runInNewContext('gc') as () => void
-    gc()
-    const before = process.memoryUsage().heapUsed
-    const kept = Array.from({ length: 400 }, (_, n) => build(n))
-    gc()
-    const real = process.memoryUsage().heapUsed - before
-    const estimated = kept.reduce((sum, list) => sum + estimateBytes(list), 0)
-    assert.ok(estimated >= 0.85 * real && estimated < 2 * real, `estimated ${estimated}, heap grew by ${real}`)
+    // Other work of the process (timers, other tests' leftovers) can grow the heap between the readings: up to three
+    // measurements, and one that fits is enough (noise only ever adds to the heap's growth).
+    let last = ''
+    for (let attempt = 0; attempt < 3; attempt++) {
+      gc()
+      const before = process.memoryUsage().heapUsed
+      const kept = Array.from({ length: 400 }, (_, n) => build(n))
+      gc()
+      const real = process.memoryUsage().heapUsed - before
+      const estimated = kept.reduce((sum, list) => sum + estimateBytes(list), 0)
+      if (estimated >= 0.85 * real && estimated < 2 * real) return
+      last = `estimated ${estimated}, heap grew by ${real}`
+    }
+    assert.fail(last)
   })
 })

@@ -70,7 +70,8 @@ describe('npm start', () => {
       // The first start on an empty DATA_DIR prints the demo tenant's keys; the test key reaches the sandbox scenarios.
       const until = Date.now() + 60_000
       let key: string | undefined
-      while (!(key && (await listening(port)))) {
+      // The JSON log reaches stdout asynchronously: wait for the demo tenant's line too, not only the port and the keys.
+      while (!(key && /demo tenant created/.test(stdout) && (await listening(port)))) {
         if (Date.now() > until) assert.fail(`the service did not start:\n${output}`)
         key ??= /svc_test_[A-Za-z0-9]+/.exec(output)?.[0]
         await new Promise((r) => setTimeout(r, 200))

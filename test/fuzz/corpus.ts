@@ -199,7 +199,7 @@ export async function replenish(h: Harness, setup: Setup, send: Send, round: num
           providers: ['sandbox-scoot'],
           limit: 20,
         })
-        const v = vehicles.body?.data?.vehicles?.find((x: any) => x.isAvailable && x.vehicleToken)
+        const v = vehicles.body?.data?.results?.find((x: any) => x.isAvailable && x.vehicleToken)
         if (!v) return
         corpus.add('vehicleToken:foreign', v.vehicleToken)
         const trip = await api('POST', '/micromobility/trips', key, { action: 'RESERVE', vehicleToken: v.vehicleToken })
@@ -226,7 +226,7 @@ export async function replenish(h: Harness, setup: Setup, send: Send, round: num
         await api('POST', '/micromobility', key, { location: ALEX, radiusMeters: 3000, limit: 60 }),
         200,
       )
-      const vehicles: any[] = res.body.data.vehicles
+      const vehicles: any[] = res.body.data.results
       corpus.add(`microCursor:${env}`, res.body.data.pagination.nextCursor)
       corpus.add(`vehicleId:${env}`, ...vehicles.slice(0, 20).map((v) => v.vehicleId))
       corpus.add(`qr:${env}`, ...vehicles.slice(0, 10).map((v) => `sandbox:${v.vehicleId}`))
@@ -294,7 +294,7 @@ export async function replenish(h: Harness, setup: Setup, send: Send, round: num
         }
         const booking = expect(
           'pt booking',
-          await api('POST', '/public-transport/bookings', key, { prebookedOfferToken: token, customer: DRIVER }),
+          await api('POST', '/public-transport/bookings', key, { prebookedOfferToken: token, traveller: DRIVER }),
           201,
         )
         corpus.add(`ptBooking:${env}`, booking.body.data.bookingId)
@@ -302,7 +302,7 @@ export async function replenish(h: Harness, setup: Setup, send: Send, round: num
       if (round % 5 === 0) {
         const sub = await api('POST', '/public-transport/subscriptions', key, {
           productId: 'deutschlandticket',
-          holder: { ...DRIVER, dateOfBirth: '1990-12-10', identification: { type: 'ID_CARD', number: 'L01X00T47' } },
+          traveller: { ...DRIVER, dateOfBirth: '1990-12-10', identification: { type: 'ID_CARD', number: 'L01X00T47' } },
           startDate: new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth() + 1, 1))
             .toISOString()
             .slice(0, 10),

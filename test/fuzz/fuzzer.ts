@@ -1,8 +1,9 @@
 import { toApiError } from '../../src/http/error-handler.ts'
 import type { Harness } from '../helpers/harness.ts'
+import { deref } from '../helpers/openapi.ts'
 import { type Corpus, learn, replenish, setUp } from './corpus.ts'
 import { describe, type Generated, Generator, operationsOf } from './generate.ts'
-import { type Exchange, judge, routeStatuses, scenariosOf, type Verdict } from './oracle.ts'
+import { documentedErrors, type Exchange, judge, routeStatuses, scenariosOf, type Verdict } from './oracle.ts'
 import { Raw, resolve, type Template, text, toJson } from './template.ts'
 
 export interface FuzzOptions {
@@ -84,8 +85,11 @@ export async function runFuzz(h: Harness, options: FuzzOptions): Promise<FuzzRes
   }
   const docRes = await h.request({ url: '/mobility-api/v2/openapi.json' })
   if (docRes.status !== 200) throw new Error(`the OpenAPI document answered ${docRes.status}`)
-  const ops = operationsOf(docRes.body)
-  const overrides = routeStatuses(docRes.body)
+  // Schemas, parameters and answers are named components: the generator and the oracle read them resolved.
+  const doc = deref(docRes.body)
+  const ops = operationsOf(doc)
+  const overrides = routeStatuses(doc)
+  const documented = documentedErrors(doc)
   const matchers = ops.map((op) => ({
     op,
     re: new RegExp(`^${op.path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
@@ -145,6 +149,7 @@ export async function runFuzz(h: Harness, options: FuzzOptions): Promise<FuzzRes
         body: res.body,
       },
       overrides,
+      documented,
     )
     if (!verdict.ok) {
       record({
@@ -205,7 +210,7 @@ export async function runFuzz(h: Harness, options: FuzzOptions): Promise<FuzzRes
       text: res.text,
       body: res.body,
     }
-    const verdict = judge(e, overrides)
+    const verdict = judge(e, overrides, documented)
     bump(route, bucket(res.status, verdict))
     if (verdict.kind === 'expected-5xx') bump(result.expected5xx, verdict.reason)
     if (!verdict.ok)

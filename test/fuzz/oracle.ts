@@ -24,11 +24,17 @@ export interface Verdict {
   ok: boolean
   /** The rule that allowed a 5xx, or what is wrong. */
   reason: string
-  kind: 'ok' | 'expected-5xx' | 'unexpected-5xx' | 'not-envelope' | 'wrong-status'
+  kind: 'ok' | 'expected-5xx' | 'unexpected-5xx' | 'not-envelope' | 'wrong-status' | 'undocumented-code'
 }
 
-/** Answers that are not the envelope by design, when successful: documents, pages, metrics, tiles. */
-const NOT_ENVELOPED = [/\/openapi\.json$/, /\/docs(\/|$)/, /^GET \/metrics$/, /\.mvt$/]
+/** Answers that are not the envelope by design, when successful: documents, pages, metrics, tiles, GBFS files. */
+const NOT_ENVELOPED = [
+  /\/openapi\.json$/,
+  /\/docs(\/|$)/,
+  /^GET \/metrics$/,
+  /\.mvt$/,
+  /^GET \/mobility-api\/v2\/gbfs\/.+\.json$/,
+]
 
 /** Scenarios that make a provider fail on purpose (the rest change data, not the outcome). */
 const FAILING_SCENARIOS = new Set([
@@ -83,6 +89,24 @@ export const RULES: Rule[] = [
   },
 ]
 
+/**
+ * The error codes the document lists for each operation, as `CODE:status` (`x-error-codes` of each error answer;
+ * the document must have its `$ref`s resolved). Operations without such lists are left out.
+ */
+export function documentedErrors(doc: any): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      const pairs = new Set<string>()
+      for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+        for (const code of response?.['x-error-codes'] ?? []) pairs.add(`${code}:${status}`)
+      }
+      if (pairs.size > 0) out.set(`${method.toUpperCase()} ${path}`, pairs)
+    }
+  }
+  return out
+}
+
 /** Statuses that differ from the table for one route (spec 7.2), as the document declares them, plus the spec's own. */
 export function routeStatuses(doc: any): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>()
@@ -91,7 +115,10 @@ export function routeStatuses(doc: any): Map<string, Map<string, number>> {
       const codes = new Map<string, number>()
       for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
         const m = /^([A-Z_, ]+) on this route/.exec(response?.description ?? '')
-        if (m) for (const code of m[1].split(',')) codes.set(code.trim(), Number(status))
+        const listed: string[] = response?.['x-error-codes'] ?? (m ? m[1].split(',').map((c) => c.trim()) : [])
+        for (const code of listed) {
+          if (ERROR_STATUS[code as keyof typeof ERROR_STATUS] !== Number(status)) codes.set(code, Number(status))
+        }
       }
       out.set(`${method.toUpperCase()} ${path}`, codes)
     }
@@ -111,7 +138,15 @@ const HEAD_CODES: Record<number, string> = {
 /** Spec 7.2 and DECISIONS: 409 INTERNAL_ERROR while the same offer is being prebooked or booked (retry). */
 const SPEC_PAIRS = new Set(['INTERNAL_ERROR:409'])
 
-export function judge(e: Exchange, overrides: Map<string, Map<string, number>>): Verdict {
+/**
+ * `documented` (optional): the codes the document lists per operation; an error answer of an operation whose route
+ * matched as documented must be one of them (the document may not drift from what the service answers).
+ */
+export function judge(
+  e: Exchange,
+  overrides: Map<string, Map<string, number>>,
+  documented?: Map<string, Set<string>>,
+): Verdict {
   const enveloped = !(e.status < 400 && NOT_ENVELOPED.some((r) => r.test(`${e.method} ${e.op.split(' ')[1]}`)))
   // HEAD answers carry no body: the GET route's answer without it. A 5xx is judged by the code only that status has
   // (a 500 could be an internal error, so it needs a scenario).
@@ -144,6 +179,11 @@ export function judge(e: Exchange, overrides: Map<string, Map<string, number>>):
       kind: 'wrong-status',
       reason: `${code} answered ${e.status}; spec 7.1 gives ${expectedStatus}${declared ? ` and this route ${declared}` : ''}`,
     }
+  }
+  // ROUTE_NOT_FOUND: the router matched no route (a path value it cannot place), so no operation answered.
+  const listed = e.routeAsDocumented && reason !== 'ROUTE_NOT_FOUND' ? documented?.get(e.op) : undefined
+  if (listed && !listed.has(`${code}:${e.status}`)) {
+    return { ok: false, kind: 'undocumented-code', reason: `${code} answered ${e.status}, not listed for ${e.op}` }
   }
   if (e.status < 500) return { ok: true, kind: 'ok', reason: '' }
   const rule = RULES.find((r) => r.allows(e, code, reason))

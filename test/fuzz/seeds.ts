@@ -229,7 +229,7 @@ const SEEDS: Record<
   'POST /public-transport/bookings': (env) => ({
     body: {
       prebookedOfferToken: ref(`ptPrebooked:${env}`),
-      customer: fc.constant<Template>(DRIVER),
+      traveller: fc.constant<Template>(DRIVER),
     },
   }),
   'GET /public-transport/bookings/{bookingId}': (env) => ({ path: { bookingId: ref(`ptBooking:${env}`) } }),
@@ -238,7 +238,7 @@ const SEEDS: Record<
   'POST /public-transport/subscriptions': (env) => ({
     body: {
       productId: fc.oneof(ref(`productId:${env}`), fc.constant<Template>('deutschlandticket')),
-      holder: fc.constant<Template>({
+      traveller: fc.constant<Template>({
         ...DRIVER,
         dateOfBirth: '1990-12-10',
         identification: { type: 'ID_CARD', number: 'L01X00T47' },

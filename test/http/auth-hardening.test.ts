@@ -39,6 +39,7 @@ const PERSONAL = [
   'POST /mobility-api/v2/cars/bookings/{bookingId}/cancel',
   'POST /mobility-api/v2/cars/bookings/{bookingId}/vehicle-action',
   'POST /mobility-api/v2/micromobility/trips',
+  'GET /mobility-api/v2/micromobility/trips',
   'GET /mobility-api/v2/micromobility/trips/{tripId}',
   'POST /mobility-api/v2/micromobility/trips/{tripId}/vehicle-action',
   'POST /mobility-api/v2/micromobility/trips/{tripId}/end',
@@ -52,6 +53,14 @@ const PERSONAL = [
   'GET /mobility-api/v2/public-transport/subscriptions',
   'GET /mobility-api/v2/public-transport/subscriptions/{subscriptionId}',
   'POST /mobility-api/v2/public-transport/subscriptions/{subscriptionId}/cancel',
+  'POST /mobility-api/v2/webhooks',
+  'GET /mobility-api/v2/webhooks',
+  'GET /mobility-api/v2/webhooks/{webhookId}',
+  'PATCH /mobility-api/v2/webhooks/{webhookId}',
+  'DELETE /mobility-api/v2/webhooks/{webhookId}',
+  'POST /mobility-api/v2/webhooks/{webhookId}/test',
+  'GET /mobility-api/v2/webhooks/{webhookId}/deliveries',
+  'POST /mobility-api/v2/webhooks/{webhookId}/rotate-secret',
 ]
 
 /** The API-key operations of the served OpenAPI document, as `METHOD /path` with their concrete URL. */

@@ -36,6 +36,19 @@ describe('car offer details, prebook and booking', { skip: skipReason }, () => {
     assert.equal(res.status, 200, res.text)
     const d = res.body.data
     assert.notEqual(d.offer.offerToken, offer.offerToken)
+    // Issue 21: the offer once (under `offer`), its upsells once (priced, in `upsells`).
+    assert.deepEqual(Object.keys(d).sort(), [
+      'cancellationPolicy',
+      'changePolicies',
+      'offer',
+      'pickupRequirements',
+      'upsells',
+    ])
+    assert.equal(d.offer.availableUpsells, undefined)
+    assert.deepEqual(
+      d.upsells.map((u: any) => u.referenceCode).sort(),
+      offer.availableUpsells.map((u: any) => u.referenceCode).sort(),
+    )
     assert.equal(d.cancellationPolicy.availability, 'AVAILABLE_VIA_API')
     assert.ok(d.cancellationPolicy.deadlines.length > 0)
     assert.ok(

@@ -65,7 +65,7 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
   it('serves its vehicles in search: nearest first, priced, with vehicle tokens; listed as a trip-capable provider', async () => {
     const res = await search()
     assert.equal(res.status, 200, res.text)
-    const { vehicles, providers } = res.body.data
+    const { results: vehicles, providers } = res.body.data
     assert.deepEqual(providers, [{ id: 'freebike', name: 'FreeBike Berlin', status: 'OK', vehicles: vehicles.length }])
     assert.ok(vehicles.length > 20)
     const distances = vehicles.map((v: any) => v.distanceFromSearch)
@@ -80,8 +80,8 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
       assert.match(v.deepLinks.web, /^https:\/\/freebike\.example\/rent\?asset=FB-\d{4}$/)
     }
     const mopeds = await search({ vehicleTypes: ['MOPED'] })
-    assert.ok(mopeds.body.data.vehicles.length > 0)
-    assert.ok(mopeds.body.data.vehicles.every((v: any) => v.vehicle.type === 'MOPED'))
+    assert.ok(mopeds.body.data.results.length > 0)
+    assert.ok(mopeds.body.data.results.every((v: any) => v.vehicle.type === 'MOPED'))
     // Every request to the operator carried the key and the headers TOMP asks for.
     assert.ok(
       operator.requests.every((r) => r.headers['x-api-key'] === 'freebike-key' && r.headers['maas-id'] === 'mas-test'),
@@ -96,7 +96,7 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
   })
 
   it('a whole trip through the operator: reserve, start, lock, unlock, end with the price', async () => {
-    const { vehicles } = (await search()).body.data
+    const { results: vehicles } = (await search()).body.data
     const v = vehicles.find((x: any) => x.isAvailable && x.batteryPercent >= 40 && x.vehicle.type === 'SCOOTER')
     const reserved = await trip('', { action: 'RESERVE', vehicleToken: v.vehicleToken, userEmail: 'rider@example.com' })
     assert.equal(reserved.status, 201, reserved.text)
@@ -104,7 +104,7 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
     const booking = () => operator.bookingOf(v.vehicleId)
     assert.equal(reserved.body.data.status, 'RESERVED')
     assert.equal(booking()?.state, 'CONFIRMED', 'booked and committed at the operator')
-    const held = (await search()).body.data.vehicles.find((x: any) => x.vehicleId === v.vehicleId)
+    const held = (await search()).body.data.results.find((x: any) => x.vehicleId === v.vehicleId)
     assert.equal(held.isAvailable, false, 'the operator lists it as reserved')
     assert.equal(held.vehicleToken, undefined)
 
@@ -146,7 +146,7 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
     assert.equal(pb.total.amount, 100 + 25 * 15)
     assert.equal(booking()?.state, 'FINISHED')
 
-    const after = (await search({ location: endLocation, radiusMeters: 50 })).body.data.vehicles
+    const after = (await search({ location: endLocation, radiusMeters: 50 })).body.data.results
     const back = after.find((x: any) => x.vehicleId === v.vehicleId)
     assert.ok(back?.isAvailable, 'available again where the ride ended')
     assert.deepEqual(back.location.latitude, endLocation.latitude)
@@ -155,7 +155,7 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
 
   it('riders racing for one vehicle: one trip, the others 404 OFFER_EXPIRED; refusals never open the breaker', async () => {
     const roomy = (await createKey(h, t.tenant.id, { rateLimit: { limit: 10_000, windowSeconds: 60 } })).secret
-    const { vehicles } = (await search()).body.data
+    const { results: vehicles } = (await search()).body.data
     const v = vehicles.find((x: any) => x.isAvailable && x.vehicle.type === 'SCOOTER' && x.batteryPercent >= 40)
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
@@ -197,7 +197,7 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
   })
 
   it('a cancelled reservation is cancelled at the operator and the vehicle is free again', async () => {
-    const { vehicles } = (await search()).body.data
+    const { results: vehicles } = (await search()).body.data
     const v = vehicles.find((x: any) => x.isAvailable)
     const reserved = await trip('', { action: 'RESERVE', vehicleToken: v.vehicleToken })
     const tripId = reserved.body.data.tripId
@@ -205,7 +205,7 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
     assert.equal(cancelled.status, 200, cancelled.text)
     assert.equal(cancelled.body.data.status, 'CANCELLED')
     assert.equal(operator.bookingOf(v.vehicleId)?.state, 'CANCELLED', 'CANCEL at the operator')
-    const free = (await search()).body.data.vehicles.find((x: any) => x.vehicleId === v.vehicleId)
+    const free = (await search()).body.data.results.find((x: any) => x.vehicleId === v.vehicleId)
     assert.equal(free.isAvailable, true)
   })
 })

@@ -19,8 +19,10 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
   it('finds vehicles nearest first within 500 m by default; tokens for trip-capable providers, deep links otherwise', async () => {
     const res = await search({ limit: 100 })
     assert.equal(res.status, 200, res.text)
-    const vehicles = res.body.data.vehicles
+    const vehicles = res.body.data.results
     assert.ok(vehicles.length > 0)
+    // Issue 21: the list sits under `results` only (spec 2.1); the old `vehicles` copy is gone.
+    assert.deepEqual(Object.keys(res.body.data).sort(), ['pagination', 'providers', 'results'])
     const distances = vehicles.map((v: any) => v.distanceFromSearch)
     assert.deepEqual(
       distances,
@@ -42,26 +44,26 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
 
   it('filters by vehicle type, provider and battery; pages with a cursor', async () => {
     const bikes = await search({ vehicleTypes: ['BICYCLE'], radiusMeters: 3000, limit: 100 })
-    assert.ok(bikes.body.data.vehicles.every((v: any) => v.vehicle.type === 'BICYCLE'))
+    assert.ok(bikes.body.data.results.every((v: any) => v.vehicle.type === 'BICYCLE'))
     const charged = await search({
       minBatteryPercent: 80,
       radiusMeters: 3000,
       providers: ['sandbox-scoot'],
       limit: 100,
     })
-    assert.ok(charged.body.data.vehicles.length > 0)
-    assert.ok(charged.body.data.vehicles.every((v: any) => v.batteryPercent >= 80 && v.provider.id === 'sandbox-scoot'))
+    assert.ok(charged.body.data.results.length > 0)
+    assert.ok(charged.body.data.results.every((v: any) => v.batteryPercent >= 80 && v.provider.id === 'sandbox-scoot'))
     // Across every provider: vehicles without a battery reading (human-powered bikes) do not pass a minimum.
     const anyCharged = await search({ minBatteryPercent: 50, radiusMeters: 3000, limit: 100 })
-    assert.ok(anyCharged.body.data.vehicles.some((v: any) => v.provider.id === 'sandbox-bike'))
-    assert.ok(anyCharged.body.data.vehicles.every((v: any) => v.batteryPercent >= 50))
+    assert.ok(anyCharged.body.data.results.some((v: any) => v.provider.id === 'sandbox-bike'))
+    assert.ok(anyCharged.body.data.results.every((v: any) => v.batteryPercent >= 50))
     const first = await search({ radiusMeters: 3000, limit: 5 })
-    assert.equal(first.body.data.vehicles.length, 5)
+    assert.equal(first.body.data.results.length, 5)
     assert.equal(first.body.data.pagination.hasMore, true)
     const second = await search({ radiusMeters: 3000, limit: 5, cursor: first.body.data.pagination.nextCursor })
-    const ids = new Set(first.body.data.vehicles.map((v: any) => v.vehicleId))
-    assert.ok(second.body.data.vehicles.every((v: any) => !ids.has(v.vehicleId)))
-    assert.ok(second.body.data.vehicles[0].distanceFromSearch >= first.body.data.vehicles[4].distanceFromSearch)
+    const ids = new Set(first.body.data.results.map((v: any) => v.vehicleId))
+    assert.ok(second.body.data.results.every((v: any) => !ids.has(v.vehicleId)))
+    assert.ok(second.body.data.results[0].distanceFromSearch >= first.body.data.results[4].distanceFromSearch)
     const bad = await search({ cursor: 'nonsense-cursor-value-that-is-long-enough-to-look-real' })
     assert.equal(bad.body.error.code, 'INVALID_CURSOR')
   })
@@ -87,7 +89,7 @@ describe('micromobility search, look-ups and zones', { skip: skipReason }, () =>
     const status = Object.fromEntries(res.body.data.providers.map((p: any) => [p.id, p.status]))
     assert.equal(status['sandbox-bike'], 'FAILED')
     assert.equal(status['sandbox-scoot'], 'OK')
-    assert.ok(res.body.data.vehicles.every((v: any) => v.provider.id !== 'sandbox-bike'))
+    assert.ok(res.body.data.results.every((v: any) => v.provider.id !== 'sandbox-bike'))
     const bike = res.body.data.providers.find((p: any) => p.id === 'sandbox-bike')
     assert.equal(bike.error.code, 'PROVIDER_ERROR')
     assert.equal(bike.error.message, 'The provider returned an error.')
@@ -206,7 +208,7 @@ describe('micromobility trips', { skip: skipReason }, () => {
       providers: ['sandbox-scoot'],
       limit: 100,
     })
-    const available = res.body.data.vehicles.filter(
+    const available = res.body.data.results.filter(
       (v: any) => v.isAvailable && v.vehicleToken && (v.batteryPercent ?? 100) > 20,
     )
     return available[skip]
@@ -233,7 +235,7 @@ describe('micromobility trips', { skip: skipReason }, () => {
       providers: ['sandbox-scoot'],
       limit: 100,
     })
-    assert.ok(!again.body.data.vehicles.some((x: any) => x.vehicleId === v.vehicleId && x.isAvailable))
+    assert.ok(!again.body.data.results.some((x: any) => x.vehicleId === v.vehicleId && x.isAvailable))
 
     const mismatch = await trips(t.secret, {
       action: 'START',
@@ -441,8 +443,8 @@ describe('GBFS demo providers', { skip: skipReason }, () => {
       limit: 100,
     })
     assert.equal(res.status, 200, res.text)
-    assert.ok(res.body.data.vehicles.length > 0)
-    const v = res.body.data.vehicles[0]
+    assert.ok(res.body.data.results.length > 0)
+    const v = res.body.data.results[0]
     assert.equal(v.provider.id, 'gbfs-sample-paris')
     assert.equal(v.vehicleToken, undefined, 'GBFS providers are search-only')
     assert.ok(v.deepLinks)
@@ -452,7 +454,7 @@ describe('GBFS demo providers', { skip: skipReason }, () => {
       providers: ['gbfs-sample-oslo'],
       limit: 100,
     })
-    assert.ok(oslo.body.data.vehicles.length > 0, oslo.text)
+    assert.ok(oslo.body.data.results.length > 0, oslo.text)
     // Scenarios reach feed-based providers too (test keys): the service fails them before the feed is read.
     for (const [scenario, status, code, http] of [
       ['provider-error', 'FAILED', 'PROVIDER_ERROR', 500],

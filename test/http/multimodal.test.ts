@@ -232,7 +232,7 @@ describe('GET /multimodal/tiles/{z}/{x}/{y}.mvt', { skip: skipReason }, () => {
   const alex15 = tileOf(ALEX.latitude, ALEX.longitude, 15)
   const path = ({ z, x, y }: { z: number; x: number; y: number }) => `/multimodal/tiles/${z}/${x}/${y}.mvt`
 
-  it('answers a vector tile with vehicles near Alexanderplatz at z 15, and the four layers', async () => {
+  it('answers a vector tile with vehicles near Alexanderplatz at z 15, and the known layers', async () => {
     const res = await getTile(h, path(alex15), t.secret)
     assert.equal(res.status, 200, res.bytes.toString())
     assert.equal(res.headers['content-type'], 'application/vnd.mapbox-vector-tile')
@@ -240,7 +240,11 @@ describe('GET /multimodal/tiles/{z}/{x}/{y}.mvt', { skip: skipReason }, () => {
     assert.match(String(res.headers.etag), /^"[A-Za-z0-9_-]+"$/)
     const tile = decode(res.bytes)
     // Empty layers are encoded too, but the decoder lists only layers with features.
-    assert.ok(Object.keys(tile.layers).every((l) => ['vehicles', 'stations', 'stops', 'zones'].includes(l)))
+    assert.ok(
+      Object.keys(tile.layers).every((l) =>
+        ['lines', 'transit-vehicles', 'vehicles', 'stations', 'stops', 'zones'].includes(l),
+      ),
+    )
     const vehicles = featuresOf(tile, 'vehicles')
     assert.ok(vehicles.length > 0, 'vehicles in the tile')
     const scoot = vehicles.find((f) => f.properties.provider === 'sandbox-scoot')
@@ -411,7 +415,7 @@ describe('multimodal departures from a public-transport connector', () => {
     scenarios: [],
   } as unknown as Caller
   const vehicles = {
-    search: async () => ({ results: [], vehicles: [], pagination: { hasMore: false as const }, providers: [] }),
+    search: async () => ({ results: [], pagination: { hasMore: false as const }, providers: [] }),
   }
 
   it('lists the next departures of the nearest stops in time order, a station once with its platforms', async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { FREE_TEXT_PATTERN, LINE_TEXT_PATTERN } from '../../src/http/text-rule.ts'
 import { type Harness, skipReason, startHarness } from '../helpers/harness.ts'
+import { deref } from '../helpers/openapi.ts'
 
 describe('the API document', { skip: skipReason }, () => {
   let h: Harness
@@ -22,7 +23,7 @@ describe('the API document', { skip: skipReason }, () => {
   })
 
   it('documents every public route with its errors, and the admin API', async () => {
-    const { body } = await h.request({ url: '/mobility-api/v2/openapi.json' })
+    const body = deref((await h.request({ url: '/mobility-api/v2/openapi.json' })).body)
     const paths = Object.keys(body.paths)
     for (const path of [
       '/mobility-api/v2/auth/check',
@@ -46,7 +47,7 @@ describe('the API document', { skip: skipReason }, () => {
   })
 
   it('documents the common request and response headers, the sandbox scenarios and every tag', async () => {
-    const { body } = await h.request({ url: '/mobility-api/v2/openapi.json' })
+    const body = deref((await h.request({ url: '/mobility-api/v2/openapi.json' })).body)
     const search = body.paths['/mobility-api/v2/cars'].post
     const params = search.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name.toLowerCase())
     for (const name of ['accept-language', 'x-request-id', 'x-sandbox-scenario']) assert.ok(params.includes(name), name)
@@ -67,7 +68,7 @@ describe('the API document', { skip: skipReason }, () => {
   })
 
   it('shows the text rule on the strings of requests (bodies, query strings, paths), free text marked', async () => {
-    const { body } = await h.request({ url: '/mobility-api/v2/openapi.json' })
+    const body = deref((await h.request({ url: '/mobility-api/v2/openapi.json' })).body)
     const line = new RegExp(LINE_TEXT_PATTERN, 'u')
     const schemaOf = (operation: any) => operation.requestBody.content['application/json'].schema
     const create = schemaOf(body.paths['/mobility-api/v2/cars/bookings'].post)
@@ -89,6 +90,27 @@ describe('the API document', { skip: skipReason }, () => {
     assert.match(body.info.description, /control characters/)
     // The pattern as a client would run it: what the service accepts and refuses.
     assert.ok(line.test('Zoë 北京 🚲') && !line.test('A\u0000B') && !line.test('\ud800') && !line.test('a\tb'))
+  })
+
+  it('names the address the request reached as its server; health, readiness and the document need no key', async () => {
+    const res = await h.request({ url: '/mobility-api/v2/openapi.json', headers: { host: 'api.mobility.test:8443' } })
+    assert.deepEqual(
+      res.body.servers.map((s: any) => s.url),
+      ['http://api.mobility.test:8443'],
+    )
+    // A Host header that names no host is not echoed into the document.
+    const odd = await h.request({ url: '/mobility-api/v2/openapi.json', headers: { host: 'a<b>' } })
+    assert.deepEqual(
+      odd.body.servers.map((s: any) => s.url),
+      ['/'],
+    )
+    for (const path of ['/health', '/ready', '/mobility-api/v2/openapi.json']) {
+      assert.deepEqual(res.body.paths[path].get.security, [], path)
+    }
+    assert.equal(res.body.info.license.name, 'Proprietary')
+    // /docs/json, which the docs page could read as well, is the same document.
+    const json = await h.request({ url: '/mobility-api/v2/docs/json', headers: { host: 'api.mobility.test:8443' } })
+    assert.deepEqual(json.body, res.body)
   })
 
   it('serves the docs page and its assets locally', async () => {

@@ -42,7 +42,7 @@ describe('refusals never cut a provider off', { skip: skipReason }, () => {
       limit: 100,
     })
     assert.equal(res.status, 200, res.text)
-    return res.body.data.vehicles.filter(
+    return res.body.data.results.filter(
       (v: any) => v.isAvailable && v.vehicleToken && (v.batteryPercent ?? 100) > 30,
     ) as any[]
   }

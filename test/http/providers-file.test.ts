@@ -51,6 +51,6 @@ describe('PROVIDERS_FILE', { skip: skipReason }, () => {
       providers: ['sandbox-bike'],
     })
     assert.equal(bikes.status, 200, bikes.text)
-    assert.ok(bikes.body.data.vehicles.length > 0)
+    assert.ok(bikes.body.data.results.length > 0)
   })
 })

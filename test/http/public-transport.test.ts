@@ -273,7 +273,11 @@ describe('public transport', { skip: skipReason }, () => {
     const neither = await h.api('POST', '/public-transport/prebook', t.secret, {})
     assert.equal(neither.status, 400)
     assert.equal(neither.body.error.code, 'INVALID_REQUEST')
-    assert.ok(neither.body.error.details.offerToken)
+    // Either field will do, so the error names both (issue 21).
+    assert.deepEqual(neither.body.error.details, {
+      offerTokens: 'one of offerTokens or offerToken is required',
+      offerToken: 'one of offerTokens or offerToken is required',
+    })
     const both = await h.api('POST', '/public-transport/prebook', t.secret, {
       offerToken: offer.offerToken,
       offerTokens: [offer.offerToken],
@@ -458,7 +462,7 @@ describe('public transport', { skip: skipReason }, () => {
       startDate,
     })
     assert.equal(unborn.status, 400, unborn.text)
-    assert.equal(unborn.body.error.details['holder.dateOfBirth'], 'must be a date in the past')
+    assert.equal(unborn.body.error.details['traveller.dateOfBirth'], 'must be a date in the past')
     assert.deepEqual(
       products.body.data.providers.map((p: any) => [p.id, p.status]),
       [['sandbox-transit', 'OK']],

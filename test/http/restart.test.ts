@@ -56,7 +56,7 @@ describe('a restart keeps bookings, trips and tickets usable', { skip: skipReaso
       providers: ['sandbox-scoot'],
       limit: 100,
     })
-    const v = search.body.data.vehicles.find(
+    const v = search.body.data.results.find(
       (x: any) => x.isAvailable && x.vehicleToken && (x.batteryPercent ?? 100) > 20,
     )
     const started = await h.api('POST', '/micromobility/trips', t.secret, {

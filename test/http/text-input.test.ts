@@ -213,7 +213,7 @@ describe('text input is clean or refused (issue 14)', { skip: skipReason }, () =
       limit: 100,
     })
     assert.equal(search.status, 200, search.text)
-    const vehicle = search.body.data.vehicles.find((v: any) => v.isAvailable && v.vehicleToken)
+    const vehicle = search.body.data.results.find((v: any) => v.isAvailable && v.vehicleToken)
     const reserve = (body: Record<string, unknown>) =>
       h.api('POST', '/micromobility/trips', t.secret, {
         action: 'RESERVE',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type Exchange, judge, routeStatuses, scenariosOf } from '../fuzz/oracle.ts'
+import { documentedErrors, type Exchange, judge, routeStatuses, scenariosOf } from '../fuzz/oracle.ts'
 import { Raw, toJson } from '../fuzz/template.ts'
 
 const meta = { requestId: 'req_1', timestamp: '2026-01-01T00:00:00.000Z' }
@@ -82,6 +82,36 @@ describe('fuzz oracle', () => {
     assert.equal(judge(exchange({ ...head, status: 504, scenarios: ['provider-timeout'] }), overrides).ok, true)
     assert.equal(judge(exchange({ ...head, status: 500 }), overrides).kind, 'unexpected-5xx')
     assert.equal(judge(exchange({ ...head, status: 404 }), overrides).ok, true)
+  })
+
+  it('refuses an error code the document does not list for the operation at that status', () => {
+    const listed = {
+      paths: {
+        '/mobility-api/v2/auth/check': {
+          get: {
+            responses: {
+              '401': { 'x-error-codes': ['AUTHENTICATION_REQUIRED', 'UNAUTHORIZED'] },
+              '409': { 'x-error-codes': ['INTERNAL_ERROR'] },
+            },
+          },
+        },
+      },
+    }
+    const documented = documentedErrors(listed)
+    const statuses = routeStatuses(listed)
+    assert.equal(judge(exchange({ status: 401, body: error('UNAUTHORIZED') }), statuses, documented).ok, true)
+    assert.equal(judge(exchange({ status: 409, body: error('INTERNAL_ERROR') }), statuses, documented).ok, true)
+    assert.deepEqual(judge(exchange({ status: 403, body: error('FORBIDDEN') }), statuses, documented), {
+      ok: false,
+      kind: 'undocumented-code',
+      reason: 'FORBIDDEN answered 403, not listed for GET /mobility-api/v2/auth/check',
+    })
+    // A path the router could not place answers ROUTE_NOT_FOUND from no operation at all.
+    const unplaced = exchange({ status: 404, body: error('NOT_FOUND', { reason: 'ROUTE_NOT_FOUND' }) })
+    assert.equal(judge(unplaced, statuses, documented).ok, true)
+    // A route reached some other way (a wrong method or suffix) is not the documented operation.
+    const astray = exchange({ status: 403, body: error('FORBIDDEN'), routeAsDocumented: false })
+    assert.equal(judge(astray, statuses, documented).ok, true)
   })
 
   it('honours scenarios for test keys only', () => {

@@ -36,7 +36,7 @@ async function pageThrough(
   for (let page = 0; page < maxPages; page++) {
     const result = await mergedPage<Item>({
       tokens,
-      context: 'test',
+      context: { kind: 'micro-cursor' as const, tenantId: 't1', environment: 'test' },
       cursor,
       params: ['same'],
       now: NOW,
@@ -103,7 +103,7 @@ describe('merged pages over several providers (stateless cursor)', () => {
   it('a cursor expires 30 minutes after its page; other parameters start afresh; garbage is INVALID_CURSOR', async () => {
     const base = {
       tokens,
-      context: 'test',
+      context: { kind: 'micro-cursor' as const, tenantId: 't1', environment: 'test' },
       params: ['a'],
       limit: 1,
       compare,
@@ -133,8 +133,26 @@ describe('merged pages over several providers (stateless cursor)', () => {
       (e: ApiError) => e.code === 'INVALID_CURSOR',
     )
     await assert.rejects(
-      mergedPage<Item>({ ...base, context: 'other', cursor: first.nextCursor, now: NOW }),
-      (e: ApiError) => e.code === 'INVALID_CURSOR',
+      mergedPage<Item>({
+        ...base,
+        context: { ...base.context, kind: 'stops-cursor' },
+        cursor: first.nextCursor,
+        now: NOW,
+      }),
+      (e: ApiError) => e.code === 'INVALID_CURSOR' && e.details?.reason === 'CURSOR_OF_ANOTHER_LIST',
+    )
+    await assert.rejects(
+      mergedPage<Item>({
+        ...base,
+        context: { ...base.context, environment: 'live' },
+        cursor: first.nextCursor,
+        now: NOW,
+      }),
+      (e: ApiError) => e.code === 'INVALID_CURSOR' && e.details?.reason === 'OTHER_ENVIRONMENT',
+    )
+    await assert.rejects(
+      mergedPage<Item>({ ...base, context: { ...base.context, tenantId: 't2' }, cursor: first.nextCursor, now: NOW }),
+      (e: ApiError) => e.code === 'INVALID_CURSOR' && e.details?.reason === 'MALFORMED_CURSOR',
     )
   })
 })

@@ -4,8 +4,9 @@ import fc from 'fast-check'
 import { Type } from 'typebox'
 import { validationDetails } from '../../src/http/error-handler.ts'
 import { FreeText } from '../../src/http/schemas.ts'
-import { KEY_RULE_MESSAGE, TEXT_RULE_MESSAGE, withTextRule } from '../../src/http/text-rule.ts'
+import { KEY_RULE_MESSAGE as KEY_RULE, TEXT_RULE_MESSAGE as TEXT_RULE, withTextRule } from '../../src/http/text-rule.ts'
 import { validatorCompiler } from '../../src/http/validation.ts'
+import { renderText } from '../../src/platform/i18n/texts.ts'
 
 /**
  * The oracle, written without regular expressions: C0 controls, DEL, C1 controls, and a surrogate that is not half of
@@ -38,7 +39,7 @@ const validator = (schema: unknown, httpPart = 'body') => {
   }
   return (data: unknown) => {
     const result = validate(data)
-    return result.error ? validationDetails(result.error.validation, httpPart) : undefined
+    return result.error ? JSON.parse(JSON.stringify(validationDetails(result.error.validation, httpPart))) : undefined
   }
 }
 
@@ -68,6 +69,10 @@ const text = fc
     { maxLength: 12 },
   )
   .map((parts) => parts.join(''))
+
+/** The English messages (details are catalog texts, serialized in English). */
+const TEXT_RULE_MESSAGE = renderText('en', TEXT_RULE)
+const KEY_RULE_MESSAGE = renderText('en', KEY_RULE)
 
 describe('the text rule', () => {
   it('refuses a one-line string exactly when it holds a forbidden character, naming the field', () => {

@@ -10,6 +10,7 @@ export function accountRoutes(app: TypedApp) {
     {
       config: { permission: 'account:read' },
       schema: {
+        operationId: 'checkApiKey',
         tags: ['Account'],
         summary: 'Check the API key',
         description:

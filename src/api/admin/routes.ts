@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import type { TypedApp } from '../../app.ts'
 import type { TenantService } from '../../domain/tenants/service.ts'
 import { ok } from '../../http/envelope.ts'
+import type { RouteError } from '../../http/openapi/route-errors.ts'
 import { OffsetPagination, OffsetQuery, responses } from '../../http/schemas.ts'
 import { ApiKey, ApiKeyCreate, CreatedApiKey, Tenant, TenantCreate, TenantUpdate } from './schemas.ts'
 
@@ -10,21 +11,27 @@ const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 100 }) })
 const KeyParams = Type.Object({ keyId: Type.String({ maxLength: 100 }) })
 const TenantData = Type.Object({ tenant: Tenant })
 
-const admin = <S extends FastifySchema>(summary: string, schema: S) => ({
-  config: { admin: true },
-  schema: { tags: ['Admin'], security: [{ adminToken: [] }], summary, ...schema },
+const admin = <S extends FastifySchema>(
+  operationId: string,
+  summary: string,
+  schema: S,
+  /** Beside the admin token's codes and NOT_FOUND (no such tenant or key, or the admin API disabled). */
+  errors: readonly RouteError[] = [],
+) => ({
+  config: { admin: true, errors },
+  schema: { operationId, tags: ['Admin'], security: [{ adminToken: [] }], summary, ...schema },
 })
 
 /** The operator's API (DECISIONS "Admin API"); answers 404 unless ADMIN_TOKEN is set. */
 export function adminRoutes(app: TypedApp, { tenants }: { tenants: TenantService }) {
   app.post(
     '/tenants',
-    admin('Create a tenant', { body: TenantCreate, response: responses(TenantData, 201) }),
+    admin('createTenant', 'Create a tenant', { body: TenantCreate, response: responses(TenantData, 201) }),
     async (request, reply) => reply.status(201).send(ok(request, { tenant: await tenants.createTenant(request.body) })),
   )
   app.get(
     '/tenants',
-    admin('List tenants', {
+    admin('listTenants', 'List tenants', {
       querystring: OffsetQuery,
       response: responses(Type.Object({ tenants: Type.Array(Tenant), pagination: OffsetPagination })),
     }),
@@ -32,29 +39,38 @@ export function adminRoutes(app: TypedApp, { tenants }: { tenants: TenantService
   )
   app.get(
     '/tenants/:tenantId',
-    admin('Read a tenant', { params: TenantParams, response: responses(TenantData) }),
+    admin('getTenant', 'Read a tenant', { params: TenantParams, response: responses(TenantData) }),
     async (request) => ok(request, { tenant: await tenants.getTenant(request.params.tenantId) }),
   )
   app.patch(
     '/tenants/:tenantId',
-    admin('Change tenant settings', { params: TenantParams, body: TenantUpdate, response: responses(TenantData) }),
+    admin('updateTenant', 'Change tenant settings', {
+      params: TenantParams,
+      body: TenantUpdate,
+      response: responses(TenantData),
+    }),
     async (request) => ok(request, { tenant: await tenants.updateTenant(request.params.tenantId, request.body) }),
   )
   app.post(
     '/tenants/:tenantId/keys',
-    admin('Create an API key', {
-      description:
-        'The full key is in `key.secret`, returned only here; the service keeps only its hash. A publishable key may hold only the catalogue reads (403 FORBIDDEN, `NOT_ALLOWED_FOR_PUBLISHABLE_KEY`, for anything more); `expiresAt` must lie in the future.',
-      params: TenantParams,
-      body: ApiKeyCreate,
-      response: responses(Type.Object({ key: CreatedApiKey }), 201),
-    }),
+    admin(
+      'createApiKey',
+      'Create an API key',
+      {
+        description:
+          'The full key is in `key.secret`, returned only here; the service keeps only its hash. A publishable key may hold only the catalogue reads (403 FORBIDDEN, `NOT_ALLOWED_FOR_PUBLISHABLE_KEY`, for anything more); `expiresAt` must lie in the future.',
+        params: TenantParams,
+        body: ApiKeyCreate,
+        response: responses(Type.Object({ key: CreatedApiKey }), 201),
+      },
+      ['FORBIDDEN'],
+    ),
     async (request, reply) =>
       reply.status(201).send(ok(request, { key: await tenants.createKey(request.params.tenantId, request.body) })),
   )
   app.get(
     '/tenants/:tenantId/keys',
-    admin("List a tenant's keys", {
+    admin('listApiKeys', "List a tenant's keys", {
       params: TenantParams,
       response: responses(Type.Object({ keys: Type.Array(ApiKey) })),
     }),
@@ -62,7 +78,7 @@ export function adminRoutes(app: TypedApp, { tenants }: { tenants: TenantService
   )
   app.delete(
     '/keys/:keyId',
-    admin('Revoke an API key', {
+    admin('revokeApiKey', 'Revoke an API key', {
       description: 'Takes effect at once on every instance.',
       params: KeyParams,
       response: responses(Type.Object({ key: ApiKey })),

@@ -44,11 +44,15 @@ export const TenantCreate = Type.Object(
     allowedOrigins: Type.Optional(settings.allowedOrigins),
     reservationWindowSeconds: Type.Optional(settings.reservationWindowSeconds),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'TenantCreateRequest' },
 )
 export type TenantCreate = Static<typeof TenantCreate>
 
-export const TenantUpdate = Type.Partial(TenantCreate, { additionalProperties: false, minProperties: 1 })
+export const TenantUpdate = Type.Partial(TenantCreate, {
+  additionalProperties: false,
+  minProperties: 1,
+  title: 'TenantUpdateRequest',
+})
 export type TenantUpdate = Static<typeof TenantUpdate>
 
 export const RateLimitSetting = Type.Object(
@@ -106,6 +110,6 @@ export const ApiKeyCreate = Type.Object(
     ),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ApiKeyCreateRequest' },
 )
 export type ApiKeyCreate = Static<typeof ApiKeyCreate>

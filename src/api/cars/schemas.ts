@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime, Dictionary, FreeText, OffsetPagination } from '../../http/schemas.ts'
+import { CursorPagination, DateTime, Dictionary, FreeText } from '../../http/schemas.ts'
 import {
   DateRange,
   DeepLinks,
@@ -7,6 +7,7 @@ import {
   enumOf,
   LocationDetails,
   LocationSearch,
+  Person,
   Price,
   ProviderDisplay,
   providerOutcome,
@@ -322,17 +323,25 @@ export type PickupRequirement = Static<typeof PickupRequirement>
 
 export const OfferTokenBody = Type.Object(
   { offerToken: Type.String({ minLength: 1, maxLength: 8192 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CarOfferDetailsRequest' },
 )
 
+/**
+ * The offer once, under `offer` (as prebook answers it), with its fresh token; its upsells once, priced, in `upsells`.
+ * Until issue 21 the offer's fields also stood at the top and `offer.availableUpsells` repeated `upsells` unpriced.
+ */
 export const OfferDetails = Type.Object(
   {
-    ...CarOffer.properties,
-    offer: Type.Intersect([CarOffer], { description: 'The same offer as the top-level fields' }),
+    offer: Type.Omit(CarOffer, ['availableUpsells'], {
+      description:
+        'The offer with a fresh `offerToken` and `usableUntil` (the token sent stays usable: offer details consume nothing). Its upsells are in `upsells`, priced.',
+    }),
     cancellationPolicy: CancellationPolicy,
     changePolicies: Type.Array(ChangeTypePolicy),
     pickupRequirements: Type.Array(PickupRequirement),
-    upsells: Type.Array(PricedUpsell),
+    upsells: Type.Array(PricedUpsell, {
+      description: 'Every upsell of the offer with its availability and, where known, its price',
+    }),
   },
   { title: 'OfferDetails' },
 )
@@ -349,15 +358,18 @@ export const PrebookRequest = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CarPrebookRequest' },
 )
 
-export const RequiredField = Type.Object({
-  field: Type.String(),
-  type: enumOf(['boolean', 'string'] as const),
-  label: Type.String(),
-  message: Type.String(),
-})
+export const RequiredField = Type.Object(
+  {
+    field: Type.String(),
+    type: enumOf(['boolean', 'string'] as const),
+    label: Type.String(),
+    message: Type.String(),
+  },
+  { title: 'RequiredField' },
+)
 export type RequiredField = Static<typeof RequiredField>
 
 export const PrebookResult = Type.Object(
@@ -378,15 +390,9 @@ export const PrebookResult = Type.Object(
 )
 export type PrebookResult = Static<typeof PrebookResult>
 
+/** DECISIONS "Cars": a Person with the optional driving licence number. */
 export const Driver = Type.Object(
-  {
-    firstName: Type.String({ minLength: 1, maxLength: 100 }),
-    lastName: Type.String({ minLength: 1, maxLength: 100 }),
-    email: Type.String({ format: 'email', maxLength: 254 }),
-    phone: Type.Optional(Type.String({ maxLength: 40 })),
-    dateOfBirth: Type.Optional(Type.String({ format: 'date' })),
-    licenseNumber: Type.Optional(Type.String({ maxLength: 50 })),
-  },
+  { ...Person.properties, licenseNumber: Type.Optional(Type.String({ maxLength: 50 })) },
   { title: 'Driver', additionalProperties: false },
 )
 export type Driver = Static<typeof Driver>
@@ -403,15 +409,14 @@ export const BookingCreate = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CarBookingRequest' },
 )
 export type BookingCreate = Static<typeof BookingCreate>
 
-export const StatusChange = Type.Object({
-  status: enumOf(BOOKING_STATUSES),
-  time: DateTime,
-  reason: Type.Optional(Type.String()),
-})
+export const StatusChange = Type.Object(
+  { status: enumOf(BOOKING_STATUSES), time: DateTime, reason: Type.Optional(Type.String()) },
+  { title: 'BookingStatusChange' },
+)
 
 export const Booking = Type.Object(
   {
@@ -471,16 +476,20 @@ export type BookingChange = Static<typeof BookingChange>
 
 export const CancelRequest = Type.Object(
   { reason: Type.Optional(FreeText({ maxLength: 500 })) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CarCancelRequest' },
 )
 
-export const VehicleActionRequest = Type.Object({ action: enumOf(VEHICLE_ACTIONS) }, { additionalProperties: false })
-export const VehicleActionResult = Type.Object({
-  bookingId: Type.String(),
-  action: enumOf(VEHICLE_ACTIONS),
-  status: enumOf(['COMPLETED', 'FAILED'] as const),
-  completedAt: DateTime,
-  vehicleLocation: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number() })),
-})
-
-export const BookingList = Type.Object({ bookings: Type.Array(Booking), pagination: OffsetPagination })
+export const VehicleActionRequest = Type.Object(
+  { action: enumOf(VEHICLE_ACTIONS) },
+  { additionalProperties: false, title: 'CarVehicleActionRequest' },
+)
+export const VehicleActionResult = Type.Object(
+  {
+    bookingId: Type.String(),
+    action: enumOf(VEHICLE_ACTIONS),
+    status: enumOf(['COMPLETED', 'FAILED'] as const),
+    completedAt: DateTime,
+    vehicleLocation: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number() })),
+  },
+  { title: 'CarVehicleActionResult' },
+)

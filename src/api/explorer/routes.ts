@@ -67,8 +67,9 @@ export interface ExplorerDeps {
 }
 
 /**
- * GET /explorer: a map of the caller's vehicles, stations, stops and zones (MapLibre GL JS on the service's vector
- * tiles). The page and its assets need no key; the user pastes one, and the page sends it with every tile request.
+ * GET /explorer: a map of the caller's transit lines and vehicles, micromobility vehicles, stations, stops and zones
+ * (MapLibre GL JS on the service's vector tiles). The page and its assets need no key; the user pastes one (a
+ * publishable key), and the page sends it with every tile request.
  */
 export function explorerRoutes(app: FastifyInstance, { apiPrefix }: ExplorerDeps) {
   const cache = new Map<string, Asset>()
@@ -92,6 +93,7 @@ export function explorerRoutes(app: FastifyInstance, { apiPrefix }: ExplorerDeps
     )
   const own = (name: string, type: string) => () => load(name, () => asset(readFileSync(new URL(name, STATIC)), type))
   const script = own('explorer.js', 'text/javascript; charset=utf-8')
+  const layers = own('layers.js', 'text/javascript; charset=utf-8')
   const styles = own('explorer.css', 'text/css; charset=utf-8')
   const hide = { schema: { hide: true } }
 
@@ -100,6 +102,7 @@ export function explorerRoutes(app: FastifyInstance, { apiPrefix }: ExplorerDeps
     return send(request, reply, page(), 'no-cache')
   })
   app.get('/explorer/explorer.js', hide, async (request, reply) => send(request, reply, script(), 'no-cache'))
+  app.get('/explorer/layers.js', hide, async (request, reply) => send(request, reply, layers(), 'no-cache'))
   app.get('/explorer/explorer.css', hide, async (request, reply) => send(request, reply, styles(), 'no-cache'))
   app.get<{ Params: { file: string } }>('/explorer/assets/:file', hide, async (request, reply) => {
     const { file } = request.params

@@ -4,7 +4,9 @@ import type { MicromobilityTrips } from '../../domain/micromobility/trips.ts'
 import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
 import { callerOf } from '../../http/caller.ts'
 import { created, ok } from '../../http/envelope.ts'
+import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
 import { responses } from '../../http/schemas.ts'
+import { splitCommas } from '../shared/query-lists.ts'
 import { providerOutcome } from '../shared/schemas.ts'
 import {
   MicroSearchRequest,
@@ -14,6 +16,8 @@ import {
   TripActionAccepted,
   TripActionRequest,
   TripEndRequest,
+  TripList,
+  TripListQuery,
   TripRequest,
   Zone,
   ZoneQuery,
@@ -37,12 +41,19 @@ const TRIP_STATES =
 
 export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: MicromobilityRouteDeps) {
   const trip = { permission: 'micromobility:trip:write' as const }
+  /** What every operation on an existing trip may answer besides the hooks' codes (TRIP_STATES). */
+  const onTrip = { ...trip, errors: ['NOT_FOUND', 'OPERATION_NOT_SUPPORTED', ...PROVIDER_CALL] as const }
 
   app.post(
     '/micromobility',
     {
-      config: { permission: 'micromobility:offer:read', locationFields: /^location\./ },
+      config: {
+        permission: 'micromobility:offer:read',
+        locationFields: /^location\./,
+        errors: ['INVALID_CURSOR', ...PROVIDER_CALL],
+      },
       schema: {
+        operationId: 'searchMicromobilityVehicles',
         ...doc(
           'Find scooters, bikes and mopeds near a point',
           'Nearest first within `radiusMeters` (default 500, max 5000). Trip-capable providers give a short-lived `vehicleToken`; search-only providers give `deepLinks`. Publishable keys allowed.',
@@ -57,8 +68,9 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   app.get(
     '/micromobility/vehicles/by-qr/:qrCode',
     {
-      config: { permission: 'micromobility:offer:read' },
+      config: { permission: 'micromobility:offer:read', errors: ['NOT_FOUND', ...PROVIDER_CALL] },
       schema: {
+        operationId: 'getMicromobilityVehicleByQrCode',
         ...doc(
           'Look up a vehicle by its QR code',
           'The scanned content, URL-encoded. Answers the vehicle with a fresh vehicleToken; 404 when no provider knows it.',
@@ -73,8 +85,13 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   app.get(
     '/micromobility/vehicles/:vehicleId',
     {
-      config: { permission: 'micromobility:offer:read', statusOverrides: { OFFER_EXPIRED: 400 } },
+      config: {
+        permission: 'micromobility:offer:read',
+        statusOverrides: { OFFER_EXPIRED: 400 },
+        errors: ['NOT_FOUND', ...PROVIDER_CALL],
+      },
       schema: {
+        operationId: 'getMicromobilityVehicle',
         ...doc(
           'Read a vehicle',
           'With a fresh vehicleToken. Passing the previous `vehicleToken` checks it: 400 OFFER_EXPIRED once it ran out.',
@@ -94,8 +111,12 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   app.post(
     '/micromobility/trips',
     {
-      config: trip,
+      config: {
+        ...trip,
+        errors: ['NOT_FOUND', 'OFFER_EXPIRED', 'VEHICLE_MISMATCH', 'OPERATION_NOT_SUPPORTED', ...PROVIDER_CALL],
+      },
       schema: {
+        operationId: 'startTrip',
         ...doc(
           'Reserve or start a trip',
           `${TRIP_STATES} An expired, invalid or unknown vehicleToken answers 404 NOT_FOUND (spec 7.1; details.reason VEHICLE_TOKEN_EXPIRED when it ran out). A vehicle another trip holds (the losers of a race for one vehicle), or one no longer available, answers 404 OFFER_EXPIRED with details.reason VEHICLE_NOT_AVAILABLE (spec 7.1: offer sold out; do not retry, choose another vehicle). scannedQrCode must match the vehicle (409 VEHICLE_MISMATCH). 503 SERVICE_UNAVAILABLE with details.reason NOT_RECORDED when the provider reserved or started but the service could not record the trip: the vehicle is released (the ride ended) at once, so retry with the same vehicleToken.`,
@@ -111,10 +132,29 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   )
 
   app.get(
+    '/micromobility/trips',
+    {
+      config: { ...trip, errors: ['INVALID_CURSOR'] },
+      preValidation: splitCommas('status'),
+      schema: {
+        operationId: 'listTrips',
+        ...doc(
+          'List trips',
+          "The tenant's trips in the key's environment, newest first, without price: to find what a lost answer reserved or started. `status` filters (one or several statuses). Cursor pages as everywhere in the API: `limit` (default 20, at most 100), then `cursor` = `pagination.nextCursor` until `hasMore` is false; a cursor lasts 30 minutes from its page, and other parameters start a fresh first page. A cursor that is not this key's answers 400 INVALID_CURSOR (details.reason CURSOR_EXPIRED once it ran out). A reservation whose window ran out is listed as CANCELLED (RESERVATION_EXPIRED). Secret keys only (publishable keys: 403).",
+        ),
+        querystring: TripListQuery,
+        response: responses(TripList),
+      },
+    },
+    async (request) => ok(request, await trips.list(request.query, callerOf(request, clock))),
+  )
+
+  app.get(
     '/micromobility/trips/:tripId',
     {
-      config: trip,
+      config: { ...trip, errors: ['NOT_FOUND'] },
       schema: {
+        operationId: 'getTrip',
         ...doc(
           'Read a trip',
           'Status and duration, without price. Trips are visible to their tenant only (404 otherwise).',
@@ -129,8 +169,9 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   app.post(
     '/micromobility/trips/:tripId/vehicle-action',
     {
-      config: trip,
+      config: onTrip,
       schema: {
+        operationId: 'performTripVehicleAction',
         ...doc(
           'Lock, unlock or honk',
           `Carried out by the vehicle; the result shows in the trip's lastAction. The request waits up to 2 s for the vehicle: 202 when it carried the command out or is still at it, 500 PROVIDER_ERROR (details.reason, e.g. VEHICLE_REJECTED) when it rejected it (spec 7.1), with details.retryable false when the refusal is definitive. ${TRIP_STATES}`,
@@ -149,9 +190,13 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   app.post(
     '/micromobility/trips/:tripId/end',
     {
-      config: trip,
+      config: { ...onTrip, errors: [...onTrip.errors, 'INVALID_LOCATION'] },
       schema: {
-        ...doc('End a trip', 'COMPLETED with duration and priceBreakdown (unlock fee plus per-minute charge).'),
+        operationId: 'endTrip',
+        ...doc(
+          'End a trip',
+          'COMPLETED with duration and priceBreakdown (unlock fee plus per-minute charge). The body is optional: without `endLocation` the trip ends where the vehicle reports itself, and `endLocationSource` says which applied (REQUEST or VEHICLE).',
+        ),
         params: TripParams,
         body: TripEndRequest,
         response: responses(Trip),
@@ -164,8 +209,9 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   app.post(
     '/micromobility/trips/:tripId/cancel',
     {
-      config: trip,
+      config: onTrip,
       schema: {
+        operationId: 'cancelTrip',
         ...doc('Cancel a reservation', 'Only from RESERVED (no charge); other states answer 400 INVALID_TRIP_STATE.'),
         params: TripParams,
         response: responses(Trip),
@@ -177,8 +223,13 @@ export function micromobilityRoutes(app: TypedApp, { vehicles, trips, clock }: M
   app.get(
     '/micromobility/zones',
     {
-      config: { permission: 'micromobility:offer:read', locationFields: /^(latitude|longitude|bbox)$/ },
+      config: {
+        permission: 'micromobility:offer:read',
+        locationFields: /^(latitude|longitude|bbox)$/,
+        errors: ['NOT_FOUND', ...PROVIDER_CALL],
+      },
       schema: {
+        operationId: 'listMicromobilityZones',
         ...doc(
           'Service areas and parking zones',
           'GeoJSON geometries with their rules, from GBFS geofencing_zones and the sandbox, around a point (`latitude`, `longitude`, `radiusMeters` or its alias `radius`, default 1000) or in a `bbox`, optionally of one `provider`.',

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { DeepLinks, enumOf, Price, providerOutcome } from '../shared/schemas.ts'
+import { Coordinates, DeepLinks, enumOf, Price, ProviderRef, providerOutcome } from '../shared/schemas.ts'
 
 export const VEHICLE_TYPES = ['SCOOTER', 'BICYCLE', 'CARGO_BICYCLE', 'MOPED', 'CAR', 'OTHER'] as const
 export const PROPULSION_TYPES = ['HUMAN', 'ELECTRIC_ASSIST', 'ELECTRIC', 'COMBUSTION', 'HYBRID', 'OTHER'] as const
@@ -10,11 +10,6 @@ export type VehicleType = (typeof VEHICLE_TYPES)[number]
 export type PropulsionType = (typeof PROPULSION_TYPES)[number]
 export type TripStatus = (typeof TRIP_STATUSES)[number]
 export type TripAction = (typeof TRIP_ACTIONS)[number]
-
-const LatLon = Type.Object(
-  { latitude: Type.Number({ minimum: -90, maximum: 90 }), longitude: Type.Number({ minimum: -180, maximum: 180 }) },
-  { additionalProperties: false },
-)
 
 export const PricingPlan = Type.Object(
   { planId: Type.String(), name: Type.String(), currency: Type.String(), unlockFee: Price, perMinuteRate: Price },
@@ -33,7 +28,7 @@ export const MicroVehicle = Type.Object(
     location: Type.Object({ latitude: Type.Number(), longitude: Type.Number(), lastUpdated: DateTime }),
     isAvailable: Type.Boolean(),
     batteryPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     pricingPlan: Type.Optional(PricingPlan),
     vehicleToken: Type.Optional(Type.String({ description: 'Short-lived; only trip-capable providers' })),
     tokenValidUntil: Type.Optional(DateTime),
@@ -46,7 +41,7 @@ export type MicroVehicle = Static<typeof MicroVehicle>
 
 export const MicroSearchRequest = Type.Object(
   {
-    location: LatLon,
+    location: Coordinates,
     radiusMeters: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 5000, default: 500 })),
     vehicleTypes: Type.Optional(Type.Array(enumOf(VEHICLE_TYPES), { uniqueItems: true, minItems: 1 })),
     providers: Type.Optional(
@@ -60,12 +55,14 @@ export const MicroSearchRequest = Type.Object(
 )
 export type MicroSearchRequest = Static<typeof MicroSearchRequest>
 
-export const MicroSearchResult = Type.Object({
-  results: Type.Array(MicroVehicle, { description: 'The vehicles, nearest first' }),
-  vehicles: Type.Array(MicroVehicle, { description: 'The same list as `results`' }),
-  pagination: CursorPagination,
-  providers: Type.Array(providerOutcome('vehicles', 'Vehicles of this provider on this page')),
-})
+export const MicroSearchResult = Type.Object(
+  {
+    results: Type.Array(MicroVehicle, { description: 'The vehicles, nearest first' }),
+    pagination: CursorPagination,
+    providers: Type.Array(providerOutcome('vehicles', 'Vehicles of this provider on this page')),
+  },
+  { title: 'MicromobilitySearchResult' },
+)
 
 export const UserLocation = Type.Object(
   {
@@ -106,7 +103,7 @@ export const Trip = Type.Object(
   {
     tripId: Type.String(),
     status: enumOf(TRIP_STATUSES),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     vehicleId: Type.String(),
     vehicle: Type.Object({
       type: enumOf(VEHICLE_TYPES),
@@ -121,6 +118,12 @@ export const Trip = Type.Object(
     cancellationReason: Type.Optional(enumOf(['RESERVATION_EXPIRED', 'CANCELLED_BY_USER'] as const)),
     startLocation: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number() })),
     endLocation: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number() })),
+    endLocationSource: Type.Optional(
+      enumOf(
+        ['REQUEST', 'VEHICLE'] as const,
+        'Where `endLocation` came from: REQUEST (the end request sent `endLocation`) or VEHICLE (none sent: the position the vehicle reported at the end)',
+      ),
+    ),
     userLocation: Type.Optional(UserLocation),
     duration: Type.Object({ activeMinutes: Type.Integer(), pausedMinutes: Type.Integer() }),
     pricingPlan: Type.Optional(PricingPlan),
@@ -139,27 +142,35 @@ export const Trip = Type.Object(
 )
 export type Trip = Static<typeof Trip>
 
-export const TripActionRequest = Type.Object({ action: enumOf(TRIP_ACTIONS) }, { additionalProperties: false })
-export const TripActionAccepted = Type.Object({
-  tripId: Type.String(),
-  action: enumOf(TRIP_ACTIONS),
-  acceptedAt: DateTime,
-})
-export const TripEndRequest = Type.Object({ endLocation: Type.Optional(LatLon) }, { additionalProperties: false })
+export const TripActionRequest = Type.Object(
+  { action: enumOf(TRIP_ACTIONS) },
+  { additionalProperties: false, title: 'TripActionRequest' },
+)
+export const TripActionAccepted = Type.Object(
+  { tripId: Type.String(), action: enumOf(TRIP_ACTIONS), acceptedAt: DateTime },
+  { title: 'TripActionAccepted' },
+)
+export const TripEndRequest = Type.Object(
+  { endLocation: Type.Optional(Coordinates) },
+  { additionalProperties: false, title: 'TripEndRequest' },
+)
 
-export const ZoneRules = Type.Object({
-  rideStartAllowed: Type.Boolean(),
-  rideEndAllowed: Type.Boolean(),
-  rideThroughAllowed: Type.Boolean(),
-  maximumSpeedKph: Type.Optional(Type.Number()),
-  stationParking: Type.Optional(Type.Boolean()),
-  vehicleTypes: Type.Optional(Type.Array(Type.String())),
-})
+export const ZoneRules = Type.Object(
+  {
+    rideStartAllowed: Type.Boolean(),
+    rideEndAllowed: Type.Boolean(),
+    rideThroughAllowed: Type.Boolean(),
+    maximumSpeedKph: Type.Optional(Type.Number()),
+    stationParking: Type.Optional(Type.Boolean()),
+    vehicleTypes: Type.Optional(Type.Array(Type.String())),
+  },
+  { title: 'ZoneRules' },
+)
 export const Zone = Type.Object(
   {
     id: Type.String(),
     name: Type.Optional(Type.String()),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     kind: enumOf(['SERVICE_AREA', 'NO_PARKING', 'PARKING', 'SLOW', 'NO_RIDING', 'OTHER'] as const),
     geometry: Type.Object(
       { type: enumOf(['Polygon', 'MultiPolygon'] as const), coordinates: Type.Array(Type.Unknown()) },
@@ -183,4 +194,50 @@ export const ZoneQuery = Type.Object(
     provider: Type.Optional(Type.String({ maxLength: 100 })),
   },
   { additionalProperties: false },
+)
+
+export const TripListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Array(enumOf(TRIP_STATUSES), {
+        minItems: 1,
+        maxItems: 10,
+        description:
+          'Only trips in these statuses. Repeat the parameter (`status=RESERVED&status=ACTIVE`) or separate values with commas',
+        examples: [['RESERVED', 'ACTIVE', 'PAUSED']],
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, examples: [20] })),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 4096, description: 'pagination.nextCursor of the page before; opaque' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const TripList = Type.Object(
+  {
+    trips: Type.Array(Trip, { description: 'Newest first' }),
+    pagination: CursorPagination,
+  },
+  {
+    title: 'TripList',
+    examples: [
+      {
+        trips: [
+          {
+            tripId: 'trp_4kQ2x9TbZmP7wYcA',
+            status: 'RESERVED',
+            provider: { id: 'sandbox-scoot', name: 'Sandbox Scoot' },
+            vehicleId: 'scoot-berlin-0042',
+            vehicle: { type: 'SCOOTER', propulsionType: 'ELECTRIC', name: 'Sandbox E-Scooter' },
+            reservedAt: '2026-06-01T08:00:00Z',
+            reservedUntil: '2026-06-01T08:10:00Z',
+            duration: { activeMinutes: 0, pausedMinutes: 0 },
+          },
+        ],
+        pagination: { hasMore: true, nextCursor: 'AQJrMV7f...' },
+      },
+    ],
+  },
 )

@@ -45,6 +45,7 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
     {
       config: { permission: 'multimodal:read', locationFields: /^location\./ },
       schema: {
+        operationId: 'searchMultimodal',
         ...doc(
           'Departures, vehicles and car-sharing stations around a point (beta)',
           'Combines public-transport departures at the nearest stops, micromobility vehicles (as POST /micromobility answers them) and car-sharing stations within `radiusMeters` (default 500, max 5000); `limit` applies per source. Each source runs under its own deadline (3 s); `sources` reports every requested source under its name (`sources.MICROMOBILITY`) with `status` OK, FAILED or TIMEOUT and its `error`. One failing source never fails the request. Publishable keys allowed.',
@@ -59,7 +60,7 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
   app.get(
     '/multimodal/tiles/:z/:x/:y.mvt',
     {
-      config: { permission: 'multimodal:read' },
+      config: { permission: 'multimodal:read', errors: ['TIMEOUT'] },
       // One tile has one address: digits only, no sign, hex or leading zeros (which coercion would accept), so
       // caches never hold the same tile twice.
       preValidation: async (request) => {
@@ -71,15 +72,18 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
         }
       },
       schema: {
+        operationId: 'getMapTile',
         ...doc(
-          'Map tiles: vehicles, stations, stops and zones (beta)',
+          'Map tiles: transit lines, vehicles, stations, stops, zones and transit vehicles (beta)',
           [
-            'A Mapbox Vector Tile (XYZ scheme, extent 4096) with four layers:',
+            'A Mapbox Vector Tile (XYZ scheme, extent 4096) with these layers:',
+            '`lines` (public-transport lines as LineStrings, one per distinct shape of the feed, or per distinct stop pattern joined stop to stop where it has none: `kind` LINE, `id`, `provider`, `providerName`, `routeId`, `name`, `mode`, `color` (the route colour, else one per mode), `textColor`, `agency`, `pathSource` SHAPE or STOPS, `shapeId`),',
             '`vehicles` (points: `kind` VEHICLE, `id`, `provider`, `providerName`, `vehicleType`, `propulsionType`, `name`, `available`, `battery`),',
             '`stations` (car stations: `kind` CARSHARING_STATION or CAR_RENTAL_STATION, `id`, `provider`, `providerName`, `modality`, `name`, `stationType`, `placeId`),',
             '`stops` (public transport: `kind` STOP, `id`, `provider`, `providerName`, `name`, `mode`, `modes`, `code`, `platform`),',
             '`zones` (polygons: `kind` ZONE, `id`, `provider`, `providerName`, `name`, `zoneKind`, `rideStartAllowed`, `rideEndAllowed`, `rideThroughAllowed`, `maximumSpeedKph`).',
-            'Low zooms stay light: zones from z 0, a sample of vehicles from z 6 (every vehicle from z 10), car stations from z 8, stops from z 12.',
+            '`transit-vehicles` (live buses, trams and trains as GET /public-transport/vehicles lists them, points: `kind` TRANSIT_VEHICLE, `id` and `vehicleId`, `provider`, `providerName`, `lastUpdated`, and when known `line` (its name), `lineId`, `mode`, `color`, `textColor`, `bearing`, `speed`, `tripId`, `headsign`, `label`, `occupancy`).',
+            'Low zooms stay light: zones from z 0, lines from z 5 (bus lines from z 9), a sample of vehicles from z 6 (every vehicle from z 10), car stations from z 8, stops from z 12, transit vehicles from z 10.',
             'The data is live: `Cache-Control: private, max-age=15` and an `ETag`; a matching `If-None-Match` answers 304.',
             'z runs 0..22 and x, y 0..2^z−1; other tile coordinates answer 400 INVALID_REQUEST. Errors use the JSON envelope.',
             'Publishable keys allowed (Origin checked, CORS headers).',

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox'
 import { ErrorEnvelope } from '../../http/schemas.ts'
 import { MicroVehicle } from '../micromobility/schemas.ts'
 import { Departure, Stop } from '../public-transport/schemas.ts'
-import { Coordinates, enumOf, LocationDetails, ProviderDisplay, ProviderError } from '../shared/schemas.ts'
+import { Coordinates, enumOf, LocationDetails, ProviderDisplay, ProviderError, ProviderRef } from '../shared/schemas.ts'
 
 /** The sources one multimodal search combines (DECISIONS "Multimodal"). */
 export const MULTIMODAL_SOURCES = ['PUBLIC_TRANSPORT', 'MICROMOBILITY', 'CARSHARING'] as const
@@ -31,8 +31,6 @@ export const MultimodalRequest = Type.Object(
   { additionalProperties: false, title: 'MultimodalRequest' },
 )
 export type MultimodalRequest = Static<typeof MultimodalRequest>
-
-const ProviderRef = Type.Object({ id: Type.String(), name: Type.String() })
 
 /** A departure at a stop near the point: the departure's fields, with the whole stop and its distance. */
 export const DepartureItem = Type.Object(
@@ -96,23 +94,26 @@ export const SourceOutcome = Type.Object(
 )
 export type SourceOutcome = Static<typeof SourceOutcome>
 
-export const MultimodalResult = Type.Object({
-  results: Type.Array(MultimodalItem, {
-    description:
-      'Grouped by source in the order PUBLIC_TRANSPORT, MICROMOBILITY, CARSHARING: departures by time, vehicles and stations nearest first',
-  }),
-  sources: Type.Object(
-    {
-      PUBLIC_TRANSPORT: Type.Optional(SourceOutcome),
-      MICROMOBILITY: Type.Optional(SourceOutcome),
-      CARSHARING: Type.Optional(SourceOutcome),
-    },
-    {
-      additionalProperties: false,
-      description: 'Each requested source by name (`sources.MICROMOBILITY.status`): how it answered, and why not',
-    },
-  ),
-})
+export const MultimodalResult = Type.Object(
+  {
+    results: Type.Array(MultimodalItem, {
+      description:
+        'Grouped by source in the order PUBLIC_TRANSPORT, MICROMOBILITY, CARSHARING: departures by time, vehicles and stations nearest first',
+    }),
+    sources: Type.Object(
+      {
+        PUBLIC_TRANSPORT: Type.Optional(SourceOutcome),
+        MICROMOBILITY: Type.Optional(SourceOutcome),
+        CARSHARING: Type.Optional(SourceOutcome),
+      },
+      {
+        additionalProperties: false,
+        description: 'Each requested source by name (`sources.MICROMOBILITY.status`): how it answered, and why not',
+      },
+    ),
+  },
+  { title: 'MultimodalResult' },
+)
 export type MultimodalResult = Static<typeof MultimodalResult>
 
 export const TileParams = Type.Object({

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ok } from '../../http/envelope.ts'
 import { ApiError } from '../../http/errors.ts'
@@ -11,14 +11,23 @@ const READY_CHECK_TIMEOUT_MS = 1000
 const CheckStatus = OneOf(['OK', 'FAILED', 'TIMEOUT'] as const)
 
 /** Liveness, readiness, Prometheus metrics (admin token) and the OpenAPI document. */
+export interface OperationsRouteDeps {
+  metrics: Metrics
+  apiPrefix: string
+  readiness: ReadinessChecks
+  /** The API document as served to a request (src/http/openapi/document.ts). */
+  document: (request: FastifyRequest) => Record<string, unknown>
+}
+
 export function operationsRoutes(
   app: FastifyInstance,
-  { metrics, apiPrefix, readiness }: { metrics: Metrics; apiPrefix: string; readiness: ReadinessChecks },
+  { metrics, apiPrefix, readiness, document }: OperationsRouteDeps,
 ) {
   app.get(
     '/health',
     {
       schema: {
+        operationId: 'getHealth',
         tags: ['Operations'],
         summary: 'Liveness',
         description:
@@ -33,6 +42,7 @@ export function operationsRoutes(
     '/ready',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['Operations'],
         summary: 'Readiness',
         description:
@@ -60,11 +70,18 @@ export function operationsRoutes(
     {
       config: { admin: true },
       schema: {
+        operationId: 'getMetrics',
         tags: ['Operations'],
         summary: 'Prometheus metrics',
         description: 'Requests by route and status, latency histograms, provider call outcomes. Needs the admin token.',
         security: [{ adminToken: [] }],
         produces: ['text/plain'],
+        response: {
+          200: {
+            description: 'Prometheus text exposition format',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+        },
       },
     },
     async (_request, reply) => {
@@ -76,7 +93,22 @@ export function operationsRoutes(
   )
   app.get(
     `${apiPrefix}/openapi.json`,
-    { schema: { tags: ['Operations'], summary: 'This API document (OpenAPI 3.1)' } },
-    async () => app.swagger(),
+    {
+      schema: {
+        operationId: 'getOpenApiDocument',
+        tags: ['Operations'],
+        summary: 'This API document (OpenAPI 3.1)',
+        description:
+          'The document the docs page shows, with examples for the day it is served and this service as its server. Needs no key.',
+        security: [],
+        response: {
+          200: {
+            description: 'The OpenAPI 3.1 document',
+            content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+          },
+        },
+      },
+    },
+    async (request) => document(request),
   )
 }

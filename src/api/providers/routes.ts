@@ -11,6 +11,7 @@ export function providerRoutes(app: TypedApp, { registry }: { registry: Registry
     {
       config: { permission: 'providers:read' },
       schema: {
+        operationId: 'listMobilityProviders',
         tags: ['Mobility Providers'],
         summary: 'List the providers enabled for the tenant',
         description:

@@ -41,4 +41,7 @@ export const ProviderRecord = Type.Object(
 )
 export type ProviderRecord = Static<typeof ProviderRecord>
 
-export const ProviderList = Type.Object({ providers: Type.Array(ProviderRecord), pagination: OffsetPagination })
+export const ProviderList = Type.Object(
+  { providers: Type.Array(ProviderRecord), pagination: OffsetPagination },
+  { title: 'MobilityProviderList' },
+)

@@ -1,6 +1,15 @@
 import { type Static, Type } from 'typebox'
 import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { enumOf, type LocationSearch, LocationSearchBranches, Price } from '../shared/schemas.ts'
+import {
+  deprecatedAlias,
+  enumOf,
+  type LocationSearch,
+  LocationSearchBranches,
+  Person,
+  Price,
+  ProviderRef,
+} from '../shared/schemas.ts'
+import { ItemAlerts } from './alert-schemas.ts'
 
 export const TRANSIT_MODES = [
   'WALK',
@@ -22,7 +31,7 @@ export const Stop = Type.Object(
   {
     stopId: Type.String({ description: 'Provider-scoped id: <providerId>:<GTFS stop_id>' }),
     name: Type.String(),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     location: Type.Object({ latitude: Type.Number(), longitude: Type.Number() }),
     code: Type.Optional(Type.String()),
     platform: Type.Optional(Type.String()),
@@ -79,6 +88,7 @@ export const Departure = Type.Object(
     delaySeconds: Type.Optional(Type.Integer()),
     cancelled: Type.Boolean(),
     realtime: Type.Boolean({ description: 'true when a GTFS-Realtime update applies' }),
+    alerts: ItemAlerts,
   },
   { title: 'Departure' },
 )
@@ -92,11 +102,14 @@ export const DepartureQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const Place = Type.Object({
-  stopId: Type.Optional(Type.String()),
-  name: Type.String(),
-  location: Type.Object({ latitude: Type.Number(), longitude: Type.Number() }),
-})
+export const Place = Type.Object(
+  {
+    stopId: Type.Optional(Type.String()),
+    name: Type.String(),
+    location: Type.Object({ latitude: Type.Number(), longitude: Type.Number() }),
+  },
+  { title: 'JourneyPlace' },
+)
 
 export const Leg = Type.Object(
   {
@@ -113,6 +126,7 @@ export const Leg = Type.Object(
       Type.Array(Type.Object({ stopId: Type.String(), name: Type.String(), arrival: DateTime, departure: DateTime })),
     ),
     distanceMeters: Type.Optional(Type.Integer()),
+    alerts: ItemAlerts,
   },
   { title: 'Leg' },
 )
@@ -129,7 +143,7 @@ export const TicketOffer = Type.Object(
     validFrom: DateTime,
     validUntil: DateTime,
     fareZones: Type.Optional(Type.Array(Type.String())),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
   },
   { title: 'TicketOffer' },
 )
@@ -138,7 +152,7 @@ export type TicketOffer = Static<typeof TicketOffer>
 export const Journey = Type.Object(
   {
     journeyId: Type.String(),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     departure: DateTime,
     arrival: DateTime,
     durationMinutes: Type.Integer(),
@@ -152,7 +166,7 @@ export type Journey = Static<typeof Journey>
 
 const StopPlace = Type.Object(
   { type: Type.Literal('stop'), stopId: Type.String({ minLength: 1, maxLength: 200 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'StopLocation' },
 )
 
 /** A stop of a provider, or a LocationSearch; discriminated by `type`, so errors name the chosen branch only. */
@@ -189,7 +203,7 @@ export const JourneyRequest = Type.Object(
 )
 export type JourneyRequest = Static<typeof JourneyRequest>
 
-export const StopList = Type.Object({ stops: Type.Array(Stop), pagination: CursorPagination })
+export const StopList = Type.Object({ stops: Type.Array(Stop), pagination: CursorPagination }, { title: 'StopList' })
 
 const Category = enumOf(['ADULT', 'CHILD', 'REDUCED'] as const)
 
@@ -205,17 +219,27 @@ export const PtPrebookRequest = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'Exactly one of `offerToken` and `offerTokens`.' },
+  {
+    additionalProperties: false,
+    description: 'Exactly one of `offerToken` and `offerTokens`.',
+    title: 'TicketPrebookRequest',
+  },
 )
 export type PtPrebookRequest = Static<typeof PtPrebookRequest>
 
-export const PtPrebookResult = Type.Object({
-  prebookedOfferToken: Type.String(),
-  usableUntil: DateTime,
-  provider: Type.Object({ id: Type.String(), name: Type.String() }),
-  offers: Type.Array(Type.Omit(TicketOffer, ['offerToken', 'usableUntil'])),
-  total: Price,
-})
+/** A ticket offer once prebooked or booked: without its token. */
+const BookedTicketOffer = Type.Omit(TicketOffer, ['offerToken', 'usableUntil'], { title: 'BookedTicketOffer' })
+
+export const PtPrebookResult = Type.Object(
+  {
+    prebookedOfferToken: Type.String(),
+    usableUntil: DateTime,
+    provider: ProviderRef,
+    offers: Type.Array(BookedTicketOffer),
+    total: Price,
+  },
+  { title: 'TicketPrebookResult' },
+)
 
 export const Ticket = Type.Object(
   {
@@ -233,28 +257,32 @@ export const Ticket = Type.Object(
   { title: 'Ticket' },
 )
 
-export const Customer = Type.Object(
-  {
-    firstName: Type.String({ minLength: 1, maxLength: 100 }),
-    lastName: Type.String({ minLength: 1, maxLength: 100 }),
-    email: Type.String({ format: 'email', maxLength: 254 }),
-  },
-  { additionalProperties: false, title: 'Customer' },
-)
-
 export const PtBookingCreate = Type.Object(
-  { prebookedOfferToken: Type.String({ minLength: 1, maxLength: 8192 }), customer: Customer },
-  { additionalProperties: false },
+  {
+    prebookedOfferToken: Type.String({ minLength: 1, maxLength: 8192 }),
+    traveller: Type.Optional({
+      ...Person,
+      description: 'Who travels on the tickets. Required (or its old name `customer`)',
+    }),
+    customer: Type.Optional(deprecatedAlias(Person, 'traveller')),
+  },
+  {
+    additionalProperties: false,
+    title: 'TicketBookingRequest',
+    description: 'Exactly one of `traveller` and its deprecated old name `customer` (400 INVALID_REQUEST otherwise).',
+  },
 )
+export type PtBookingCreate = Static<typeof PtBookingCreate>
 
 export const PtBooking = Type.Object(
   {
     bookingId: Type.String(),
     status: enumOf(['PENDING', 'CONFIRMED', 'CANCELLED', 'FAILED'] as const),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     providerReference: Type.String(),
-    customer: Customer,
-    offers: Type.Array(Type.Omit(TicketOffer, ['offerToken', 'usableUntil'])),
+    traveller: Person,
+    customer: deprecatedAlias(Person, 'traveller'),
+    offers: Type.Array(BookedTicketOffer),
     total: Price,
     tickets: Type.Array(Ticket),
     cancellation: Type.Optional(Type.Object({ cancelledAt: DateTime, fee: Price, refund: Price })),
@@ -271,7 +299,7 @@ export type PtBooking = Static<typeof PtBooking>
 export const Product = Type.Object(
   {
     productId: Type.String(),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     name: Type.String(),
     description: Type.String(),
     price: Price,
@@ -285,12 +313,11 @@ export const Product = Type.Object(
   { title: 'SubscriptionProduct' },
 )
 
-export const Holder = Type.Object(
+/** A subscription's traveller: a Person whose date of birth is required, with an identification where the product needs one. */
+export const SubscriptionTraveller = Type.Object(
   {
-    firstName: Type.String({ minLength: 1, maxLength: 100 }),
-    lastName: Type.String({ minLength: 1, maxLength: 100 }),
-    email: Type.String({ format: 'email', maxLength: 254 }),
-    dateOfBirth: Type.String({ format: 'date' }),
+    ...Person.properties,
+    dateOfBirth: Type.String({ format: 'date', description: 'YYYY-MM-DD, before today' }),
     identification: Type.Optional(
       Type.Object(
         {
@@ -301,7 +328,7 @@ export const Holder = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, title: 'SubscriptionHolder' },
+  { additionalProperties: false, title: 'SubscriptionTraveller' },
 )
 
 export const SubscriptionCreate = Type.Object(
@@ -310,22 +337,32 @@ export const SubscriptionCreate = Type.Object(
     provider: Type.Optional(
       Type.String({ maxLength: 100, description: 'Needed only when several providers sell the product' }),
     ),
-    holder: Holder,
+    traveller: Type.Optional({
+      ...SubscriptionTraveller,
+      description: 'Who travels on the subscription. Required (or its old name `holder`)',
+    }),
+    holder: Type.Optional(deprecatedAlias(SubscriptionTraveller, 'traveller')),
     startDate: Type.String({ format: 'date', description: 'First day of a month' }),
     pin: Type.Optional(Type.String({ maxLength: 12 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'SubscriptionRequest',
+    description: 'Exactly one of `traveller` and its deprecated old name `holder` (400 INVALID_REQUEST otherwise).',
+  },
 )
+export type SubscriptionCreate = Static<typeof SubscriptionCreate>
 
 export const Subscription = Type.Object(
   {
     subscriptionId: Type.String(),
     status: enumOf(['PENDING', 'ACTIVE', 'CANCELLED', 'EXPIRED'] as const),
-    provider: Type.Object({ id: Type.String(), name: Type.String() }),
+    provider: ProviderRef,
     providerReference: Type.String(),
     productId: Type.String(),
     productName: Type.String(),
-    holder: Holder,
+    traveller: SubscriptionTraveller,
+    holder: deprecatedAlias(SubscriptionTraveller, 'traveller'),
     price: Price,
     startDate: Type.String({ format: 'date' }),
     endDate: Type.Optional(Type.String({ format: 'date' })),

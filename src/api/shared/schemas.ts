@@ -48,6 +48,9 @@ export const ProviderDisplay = Type.Object(
 )
 export type ProviderDisplay = Static<typeof ProviderDisplay>
 
+/** The provider of an item in answers that name it only (vehicles, trips, stops, tickets, subscriptions). */
+export const ProviderRef = Type.Object({ id: Type.String(), name: Type.String() }, { title: 'ProviderRef' })
+
 export const DeepLinks = Type.Object(
   {
     android: Type.Optional(Type.String({ format: 'uri' })),
@@ -94,11 +97,16 @@ export const LocationDetails = Type.Object(
 )
 export type LocationDetails = Static<typeof LocationDetails>
 
-const Radius = Type.Number({ exclusiveMinimum: 0, maximum: 50_000, description: 'Meters, > 0, at most 50000' })
+const Radius = Type.Number({
+  exclusiveMinimum: 0,
+  maximum: 50_000,
+  description: 'Meters, > 0, at most 50000; not together with walkingTimeMinutes',
+})
 const Walking = Type.Number({
   exclusiveMinimum: 0,
   maximum: 60,
-  description: 'Minutes of walking (alternative to radiusMeters)',
+  description:
+    'Minutes of walking, the alternative to radiusMeters: send one of the two (both answer 400 INVALID_REQUEST)',
 })
 
 export const LocationSearchBranches = [
@@ -109,7 +117,7 @@ export const LocationSearchBranches = [
       radiusMeters: Type.Optional(Radius),
       walkingTimeMinutes: Type.Optional(Walking),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, title: 'CoordinatesLocation' },
   ),
   Type.Object(
     {
@@ -118,14 +126,14 @@ export const LocationSearchBranches = [
       radiusMeters: Type.Optional(Radius),
       walkingTimeMinutes: Type.Optional(Walking),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, title: 'AddressLocation' },
   ),
   Type.Object(
     {
       type: Type.Literal('place'),
       placeId: Type.String({ pattern: '^p_[a-z0-9]+$', description: 'From GET /cars/stations' }),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, title: 'PlaceLocation' },
   ),
 ] as const
 /** Discriminated by `type`; validation reports the errors of the chosen branch only. */
@@ -150,6 +158,34 @@ export const DateRange = Type.Object(
 )
 export type DateRange = Static<typeof DateRange>
 
+/**
+ * The one shape of a person the service books for (issue 21): the car's `driver` (spec 4.1, DECISIONS) adds
+ * `licenseNumber`, a ticket booking's and a subscription's `traveller` are this shape (a subscription also needs
+ * `dateOfBirth` and takes `identification`).
+ */
+export const Person = Type.Object(
+  {
+    firstName: Type.String({ minLength: 1, maxLength: 100 }),
+    lastName: Type.String({ minLength: 1, maxLength: 100 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    phone: Type.Optional(Type.String({ maxLength: 40 })),
+    dateOfBirth: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, before today' })),
+  },
+  { title: 'Person', additionalProperties: false },
+)
+export type Person = Static<typeof Person>
+
+/**
+ * A field renamed in issue 21, under its old name: accepted in requests (either name; both answer 400) and kept in
+ * answers beside the new name until the deprecation period ends. Marked `deprecated: true` in the API document.
+ */
+export const deprecatedAlias = <T extends object>(schema: T, newName: string) =>
+  ({
+    ...schema,
+    deprecated: true,
+    description: `Deprecated: the old name of \`${newName}\` (same content). Requests may send either name, not both; answers carry both until the old name is removed. Use \`${newName}\`.`,
+  }) as T
+
 /** Why a provider failed in a list answer. */
 export const ProviderError = Type.Object(
   { code: Type.String({ description: 'An ErrorCode (spec 7)' }), message: Type.String() },
@@ -160,7 +196,7 @@ export const ProviderError = Type.Object(
  * How one provider answered a list request (`providers[]` of search, stations, stops, journeys, vehicles, zones):
  * OK, FAILED or TIMEOUT, and why it failed. `count` names the field with the items it gave (`offers`, `stations`, ...).
  */
-export const providerOutcome = <K extends string>(count: K, description: string) =>
+export const providerOutcome = <K extends string>(count: K, description: string, title?: string) =>
   Type.Object(
     {
       id: Type.String({ description: 'Provider id' }),
@@ -169,5 +205,6 @@ export const providerOutcome = <K extends string>(count: K, description: string)
       ...({ [count]: Type.Integer({ minimum: 0, description }) } as Record<K, ReturnType<typeof Type.Integer>>),
       error: Type.Optional(ProviderError),
     },
-    { title: 'ProviderOutcome' },
+    // One named shape per list (`StationsProviderOutcome`): the count field differs.
+    { title: title ?? `${count.charAt(0).toUpperCase()}${count.slice(1)}ProviderOutcome` },
   )

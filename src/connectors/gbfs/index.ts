@@ -18,6 +18,7 @@ import type {
   MicromobilityConnector,
   Modality,
   ProviderEntry,
+  ProviderMicroStation,
   ProviderZone,
 } from '../types.ts'
 import { type FeedName, GbfsFeeds } from './feeds.ts'
@@ -28,6 +29,7 @@ import {
   mapVehicles,
   mapVehicleTypes,
   mapZones,
+  type StationInfo,
   type VehicleTypeInfo,
   type ZoneEntry,
 } from './map.ts'
@@ -163,6 +165,7 @@ export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
   })
 
   let snapshot: FleetSnapshot = { version: 'empty', vehicles: [] }
+  let stationList: ProviderMicroStation[] = []
   let zoneEntries: ZoneEntry[] = []
   let fleetKey = ''
   let zonesKey = ''
@@ -226,6 +229,7 @@ export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
           )
         : { vehicles: [], freeFloating: 0 }
       snapshot = { version: hashOf(nextFleetKey), vehicles: fleet.vehicles }
+      stationList = [...stations].map(([stationId, info]) => stationOf(stationId, info))
       fleetKey = nextFleetKey
 
       const present = new Set<VehicleType>([...(types?.values() ?? [])].map((t) => t.type))
@@ -330,12 +334,34 @@ export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
         .filter((z) => (z.start === undefined || z.start <= now) && (z.end === undefined || z.end > now))
         .map((z): ProviderZone => z.zone)
     },
+    async stations(ctx) {
+      await whenReady(ctx?.signal)
+      return stationList
+    },
     problems: () => log.list(),
     feedUrls: () => feeds.urls(),
     feedAgeSeconds: () => {
       const published = feeds.realtimeLastUpdated()
       return published ? (deps.clock().getTime() - published.getTime()) / 1000 : undefined
     },
+  }
+}
+
+/** A station of station_information (with its station_status) as the service's micromobility stations have it. */
+function stationOf(stationId: string, info: StationInfo): ProviderMicroStation {
+  return {
+    stationId,
+    name: info.name ?? stationId,
+    latitude: info.latitude,
+    longitude: info.longitude,
+    isVirtual: info.isVirtual,
+    ...(info.area ? { area: info.area } : {}),
+    ...(info.capacity !== undefined ? { capacity: info.capacity } : {}),
+    ...(info.docksAvailable !== undefined ? { docksAvailable: info.docksAvailable } : {}),
+    isInstalled: info.isInstalled,
+    isRenting: info.isRenting,
+    isReturning: info.isReturning,
+    ...(info.lastReported ? { lastReported: info.lastReported } : {}),
   }
 }
 

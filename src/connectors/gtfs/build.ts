@@ -1,5 +1,6 @@
 import KDBush from 'kdbush'
 import { footpaths } from './footpaths.ts'
+import { buildLinePaths } from './lines.ts'
 import { modeBit } from './map.ts'
 import { normalizeText } from './search.ts'
 import type { BuildOptions, Pattern, RawFeed, Timetable } from './timetable.ts'
@@ -12,6 +13,7 @@ export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timeta
   const st = sortStopTimes(raw, options.report)
   const trips = expandTrips(raw, st, options.report)
   const patterns = buildPatterns(st, trips)
+  const lines = buildLinePaths(raw, st, trips, patterns.patterns, options.report)
   const { runs: _runs, frequencyTrips: _frequencyTrips, ...tripArrays } = trips
   const stopCount = stops.stopIds.length
   const sp = stopPatternIndex(stopCount, patterns.patterns)
@@ -64,6 +66,7 @@ export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timeta
     fpMeters: fp.meters,
     ...events,
     maxTime: patterns.maxTime,
+    lines,
   }
 }
 

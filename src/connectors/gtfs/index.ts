@@ -1,29 +1,36 @@
+import { randomUUID } from 'node:crypto'
 import { around } from 'geokdbush'
 import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import { problemLog } from '../gbfs/problems.ts'
 import type {
+  CallContext,
   Capabilities,
   ConnectorDeps,
   ConnectorFactory,
   ProviderEntry,
   PublicTransportConnector,
+  TransitLineSet,
   TransitStop,
 } from '../types.ts'
+import { type AlertFeedStats, alertFeed } from './alert-feed.ts'
+import type { AlertSnapshot } from './alerts.ts'
 import { display, fetchBytes, openFeed } from './client.ts'
 import { departuresAt } from './departures.ts'
 import { planJourneys } from './journeys.ts'
 import { loadTimetable } from './load.ts'
-import { mapStop } from './map.ts'
+import { mapLine, mapStop } from './map.ts'
 import { parseGtfsOptions } from './options.ts'
 import { decodeTripUpdates, type RealtimeSnapshot, RealtimeView } from './realtime.ts'
 import { normalizeText, rankStop, scoreOf } from './search.ts'
 import type { Timetable, TimetableStats } from './timetable.ts'
+import { type VehicleFeedStats, vehicleFeed, vehicleMaxAgeSeconds } from './vehicle-feed.ts'
 
 export { type GtfsOptions, parseGtfsOptions } from './options.ts'
 
 /**
- * GTFS static (+ GTFS-Realtime TripUpdates): stops, departure boards and journeys from a timetable held in memory.
+ * GTFS static (+ GTFS-Realtime TripUpdates, VehiclePositions and Alerts): stops, departure boards, journeys, live
+ * vehicles and service alerts from a timetable held in memory.
  * `start()` loads the feed (a failure makes the provider UNAVAILABLE); `reload()` builds a new timetable beside the
  * one in use and swaps it when ready, so queries never wait for a reload. Realtime updates are read every
  * `realtimeRefreshSeconds`; a failed read keeps the last good one.
@@ -42,23 +49,47 @@ export interface GtfsStats extends Partial<TimetableStats> {
     lastSuccessAt?: string
     lastError?: string
   }
+  alerts?: AlertFeedStats
+  /** The VehiclePositions feed (options.vehiclePositionsUrl). */
+  vehiclePositions?: VehicleFeedStats
 }
+
+/** Vehicles one VehiclePositions feed may hold (the largest cities run a few thousand at once). */
+const MAX_VEHICLES = 100_000
 
 export interface GtfsConnector extends PublicTransportConnector {
   /** Builds a new timetable from the feed and swaps it in when complete; the old one answers meanwhile. */
   reload(): Promise<void>
   /** Reads the realtime feed now (also done every realtimeRefreshSeconds). */
   refreshRealtime(): Promise<void>
+  /** Reads the alert feed now (also done every realtimeRefreshSeconds). */
+  refreshAlerts(): Promise<void>
+  /** Reads the VehiclePositions feed now (also done every realtimeRefreshSeconds). */
+  refreshVehiclePositions(): Promise<void>
+  /** The timetable in use (waits for the first load); the sandbox simulates its vehicles on it. */
+  timetable(signal?: AbortSignal): Promise<Timetable>
   stats(): GtfsStats
   /** Recent problems, oldest first: bad rows skipped, missing optional files, failed realtime reads. */
   problems(): string[]
 }
 
-export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): GtfsConnector {
+/** What a connector built on this one (the sandbox) adds: alerts of one call, matched as the feed's are. */
+export interface GtfsExtras {
+  scenarioAlerts?: (ctx: CallContext) => AlertSnapshot | undefined
+}
+
+export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps, extras: GtfsExtras = {}): GtfsConnector {
   const options = parseGtfsOptions(entry.options)
+  const publishesAlerts = !!options.alertsUrl || !!extras.scenarioAlerts
   const capabilities: Capabilities = {
     modalities: ['PUBLIC_TRANSPORT'],
-    operations: ['STOPS', 'DEPARTURES', 'JOURNEYS'],
+    operations: [
+      'STOPS',
+      'DEPARTURES',
+      'JOURNEYS',
+      ...(options.vehiclePositionsUrl ? ['VEHICLE_POSITIONS' as const] : []),
+      ...(publishesAlerts ? (['ALERTS'] as const) : []),
+    ],
     stationBased: true,
     freeFloating: false,
     requiresStoredBooking: false,
@@ -71,6 +102,26 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     signal: stopping.signal,
     ...(options.headers ? { headers: options.headers } : {}),
   }
+  const positions = options.vehiclePositionsUrl
+    ? vehicleFeed({
+        url: options.vehiclePositionsUrl,
+        refreshSeconds: options.realtimeRefreshSeconds,
+        maxAgeSeconds: vehicleMaxAgeSeconds(options.realtimeRefreshSeconds),
+        maxVehicles: MAX_VEHICLES,
+        read: (url) => fetchBytes(url, { ...readOptions, timeoutMs: Math.min(options.timeoutMs, 30_000) }),
+        clock: deps.clock,
+        log,
+      })
+    : undefined
+
+  const alerts = alertFeed({
+    ...(options.alertsUrl ? { url: options.alertsUrl } : {}),
+    refreshSeconds: options.realtimeRefreshSeconds,
+    read: readOptions,
+    log,
+    clock: deps.clock,
+    ...(extras.scenarioAlerts ? { scenarioAlerts: extras.scenarioAlerts } : {}),
+  })
 
   let timetable: Timetable | undefined
   let loadedAt: Date | undefined
@@ -83,6 +134,7 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
   let timer: NodeJS.Timeout | undefined
   let reloadTimer: NodeJS.Timeout | undefined
   let stopped = false
+  let lineSet: { tt: Timetable; lines: TransitLineSet } | undefined
 
   async function build(): Promise<Timetable> {
     const source = await openFeed(options.url, readOptions)
@@ -187,12 +239,20 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
   return {
     capabilities,
     async start() {
-      await load()
+      // The alert feed does not need the timetable: it is read while the timetable loads.
+      const alertsStarting = alerts.start()
+      await load().catch(async (error: unknown) => {
+        // The provider is UNAVAILABLE: its alerts are not read on.
+        await alerts.stop()
+        throw error
+      })
       scheduleReload()
       if (options.realtimeUrl) {
         await refreshRealtime()
         scheduleRealtime()
       }
+      await alertsStarting
+      await positions?.start()
     },
     async stop() {
       stopped = true
@@ -201,10 +261,16 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
       timer = undefined
       reloadTimer = undefined
       stopping.abort()
-      await Promise.allSettled([loading, realtimeCycle])
+      await Promise.allSettled([loading, realtimeCycle, alerts.stop(), positions?.stop()])
     },
     reload: () => load(),
     refreshRealtime,
+    refreshAlerts: alerts.refresh,
+    refreshVehiclePositions: async () => positions?.refresh(),
+    timetable: (signal) => ready(signal),
+    ...(positions
+      ? { vehicles: async (ctx: CallContext) => positions.vehicles(await ready(ctx.signal), ctx.now) }
+      : {}),
 
     async stopsNear(latitude, longitude, radiusMeters, limit, ctx) {
       const tt = await ready(ctx?.signal)
@@ -247,12 +313,13 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
 
     async departures(stopId, from, limit, ctx) {
       const tt = await ready(ctx?.signal)
-      return departuresAt(tt, realtime(tt), stopOf(tt, stopId), from, limit)
+      await alerts.settled(ctx?.signal)
+      return alerts.onDepartures(tt, departuresAt(tt, realtime(tt), stopOf(tt, stopId), from, limit), ctx)
     },
 
     async journeys(query, ctx) {
       const tt = await ready(ctx?.signal)
-      return planJourneys(
+      const found = await planJourneys(
         tt,
         realtime(tt),
         query,
@@ -260,6 +327,27 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
         { maxWalkToStopMeters: options.maxWalkToStopMeters, maxRounds: options.maxTrips },
         ctx?.signal,
       )
+      await alerts.settled(ctx?.signal)
+      return alerts.onJourneys(tt, found, ctx)
+    },
+
+    ...(publishesAlerts
+      ? {
+          async alerts(query, ctx) {
+            const tt = await ready(ctx?.signal)
+            await alerts.settled(ctx?.signal)
+            return alerts.list(tt, query, ctx)
+          },
+        }
+      : {}),
+    async lineGeometries(ctx) {
+      const tt = await ready(ctx?.signal)
+      // Mapped once per timetable: the paths are the timetable's own arrays.
+      if (lineSet?.tt !== tt) {
+        const lines = tt.lines.routes.map((r) => ({ line: mapLine(tt, r.route), paths: r.paths }))
+        lineSet = { tt, lines: { version: randomUUID(), lines } }
+      }
+      return lineSet.lines
     },
 
     stats() {
@@ -282,11 +370,20 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
               },
             }
           : {}),
+        ...(options.alertsUrl ? { alerts: alerts.stats() } : {}),
+        ...(positions ? { vehiclePositions: positions.stats() } : {}),
       }
     },
     problems: () => log.list(),
-    // Only the realtime feed says when it was published; a static timetable has no age worth alerting on.
-    feedAgeSeconds: () => (snapshot ? (deps.clock().getTime() - snapshot.timestamp) / 1000 : undefined),
+    // Only the realtime feeds say when they were published; a static timetable has no age worth alerting on.
+    feedAgeSeconds: () => {
+      const ages = [
+        snapshot ? (deps.clock().getTime() - snapshot.timestamp) / 1000 : undefined,
+        alerts.ageSeconds(),
+        positions?.ageSeconds(deps.clock()),
+      ].filter((age): age is number => age !== undefined)
+      return ages.length > 0 ? Math.max(...ages) : undefined
+    },
   }
 }
 

@@ -170,8 +170,19 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
   if (!hasCalendar && !hasDates) throw new Error(`${source.description}: neither calendar.txt nor calendar_dates.txt`)
 
   const intern = interner()
-  const trips: RawFeed['trips'] = { ids: [], route: [], service: [], headsign: [] }
+  const trips: RawFeed['trips'] = { ids: [], route: [], service: [], headsign: [], direction: [], shape: [] }
   const tripIndex = new Map<string, number>()
+  const shapeIndex = new Map<string, number>()
+  const shapeIds: string[] = []
+  const shapeOf = (id: string): number => {
+    let shape = shapeIndex.get(id)
+    if (shape === undefined) {
+      shape = shapeIds.length
+      shapeIndex.set(id, shape)
+      shapeIds.push(id)
+    }
+    return shape
+  }
   await readFile(source, 'trips.txt', true, report, (row, h) => {
     const id = text(row, h.col('trip_id'))
     if (!id) bad('trip_id is empty')
@@ -186,7 +197,12 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
     trips.route.push(route as number)
     trips.service.push(service)
     trips.headsign.push(intern(text(row, h.col('trip_headsign'))))
+    const direction = text(row, h.col('direction_id'))
+    trips.direction.push(direction === '0' ? 0 : direction === '1' ? 1 : -1)
+    const shapeId = text(row, h.col('shape_id'))
+    trips.shape.push(shapeId ? shapeOf(shapeId) : -1)
   })
+  const shapes = await parseShapes(source, shapeIds, shapeIndex, report)
 
   const frequencies: RawFeed['frequencies'] = new Map()
   await readFile(source, 'frequencies.txt', false, report, (row, h) => {
@@ -259,7 +275,60 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
     transfers.push({ from, to, type, minTime: minText === '' ? -1 : Number(minText) })
   })
 
-  return { clock, calendar, agencies, stops, routes, trips, frequencies, stopTimes, transfers }
+  return { clock, calendar, agencies, stops, routes, trips, shapes, frequencies, stopTimes, transfers }
+}
+
+const SHAPE_COLUMNS = ['shape_id', 'shape_pt_lat', 'shape_pt_lon', 'shape_pt_sequence']
+
+/**
+ * The points of the shapes trips name. The file only draws the map: when it cannot be read, or lacks a column, it is
+ * reported and left out, and the lines are drawn along their stops.
+ */
+async function parseShapes(
+  source: FeedSource,
+  ids: string[],
+  index: Map<string, number>,
+  report: Report,
+): Promise<RawFeed['shapes']> {
+  const empty = () => ({ ids, shape: new IntList(), seq: new IntList(), lat: new IntList(), lon: new IntList() })
+  if (ids.length === 0) return empty()
+  const shapes = empty()
+  let cols: number[] | undefined
+  let unusable = false
+  try {
+    const found = await readFile(source, 'shapes.txt', false, report, (row, h) => {
+      if (unusable) return
+      if (!cols) {
+        cols = SHAPE_COLUMNS.map((name) => h.col(name))
+        const missing = SHAPE_COLUMNS.filter((_, i) => cols?.[i] === -1)
+        if (missing.length > 0) {
+          unusable = true
+          report('shapes.txt', `no ${missing.join(', ')} column; lines are drawn along their stops`)
+          return
+        }
+      }
+      const [idCol, latCol, lonCol, seqCol] = cols
+      const shape = index.get(text(row, idCol))
+      if (shape === undefined) return // a shape no trip uses
+      const lat = Number(text(row, latCol))
+      const lon = Number(text(row, lonCol))
+      const seq = Number(text(row, seqCol))
+      if (text(row, latCol) === '' || text(row, lonCol) === '' || !(Math.abs(lat) <= 90) || !(Math.abs(lon) <= 180)) {
+        bad(`shape ${ids[shape]}: position ${text(row, latCol)},${text(row, lonCol)} is not usable`)
+      }
+      if (!Number.isInteger(seq) || seq < 0 || seq > 0x7fffffff)
+        bad(`shape ${ids[shape]}: shape_pt_sequence ${text(row, seqCol)}`)
+      shapes.shape.push(shape)
+      shapes.seq.push(seq)
+      shapes.lat.push(Math.round(lat * 1e7))
+      shapes.lon.push(Math.round(lon * 1e7))
+    })
+    if (!found) report('shapes.txt', `missing, though trips name shapes; lines are drawn along their stops`)
+    return unusable ? empty() : shapes
+  } catch (error) {
+    report('shapes.txt', `could not be read (${(error as Error).message}); lines are drawn along their stops`)
+    return empty()
+  }
 }
 
 /** Opens, parses and indexes one feed. */
@@ -286,6 +355,9 @@ export async function loadTimetable(
       frequencyTrips: raw.frequencies.size,
       loadSeconds: Math.round((performance.now() - started) / 10) / 100,
       arrayBytes: arrayBytes(built),
+      lines: built.lines.routes.length,
+      linePaths: built.lines.routes.reduce((n, r) => n + r.paths.length, 0),
+      linePoints: built.lines.points,
       ...(range ? { firstServiceDay: formatGtfsDate(range.first), lastServiceDay: formatGtfsDate(range.last) } : {}),
     },
   }

@@ -13,6 +13,11 @@ export interface GtfsOptions {
   url: URL
   /** GTFS-Realtime TripUpdates (a protobuf FeedMessage), `file:` or `http(s):`. */
   realtimeUrl?: URL
+  /** GTFS-Realtime service alerts (a protobuf FeedMessage), `file:` or `http(s):`, read every realtimeRefreshSeconds. */
+  alertsUrl?: URL
+  /** GTFS-Realtime VehiclePositions, `file:` or `http(s):`. */
+  vehiclePositionsUrl?: URL
+  /** How often the realtime feeds are read. */
   realtimeRefreshSeconds: number
   /** Walking transfers between stops within this distance (1.2 m/s), besides transfers.txt. */
   transferWalkMeters: number
@@ -34,6 +39,8 @@ export interface GtfsOptions {
 const KNOWN_OPTIONS = [
   'url',
   'realtimeUrl',
+  'alertsUrl',
+  'vehiclePositionsUrl',
   'realtimeRefreshSeconds',
   'transferWalkMeters',
   'maxWalkToStopMeters',
@@ -48,6 +55,9 @@ export function parseGtfsOptions(raw: Record<string, unknown> = {}): GtfsOptions
   if (raw.url === undefined) throw new Error('options.url is required: the GTFS zip or folder, http(s): or file:')
   const url = parseFeedUrl('url', raw.url)
   const realtimeUrl = raw.realtimeUrl === undefined ? undefined : parseFeedUrl('realtimeUrl', raw.realtimeUrl)
+  const alertsUrl = raw.alertsUrl === undefined ? undefined : parseFeedUrl('alertsUrl', raw.alertsUrl)
+  const vehiclePositionsUrl =
+    raw.vehiclePositionsUrl === undefined ? undefined : parseFeedUrl('vehiclePositionsUrl', raw.vehiclePositionsUrl)
   const number = (name: string, fallback: number, min: number, max: number) =>
     parseNumberOption(raw, name, fallback, min, max)
   const maxTrips = number('maxTrips', 5, 1, 10)
@@ -57,6 +67,8 @@ export function parseGtfsOptions(raw: Record<string, unknown> = {}): GtfsOptions
   return {
     url,
     ...(realtimeUrl ? { realtimeUrl } : {}),
+    ...(alertsUrl ? { alertsUrl } : {}),
+    ...(vehiclePositionsUrl ? { vehiclePositionsUrl } : {}),
     realtimeRefreshSeconds: number('realtimeRefreshSeconds', 30, 1, 86_400),
     transferWalkMeters: number('transferWalkMeters', 400, 0, 5000),
     maxWalkToStopMeters: number('maxWalkToStopMeters', 800, 0, 10_000),

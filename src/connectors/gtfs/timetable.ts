@@ -1,5 +1,6 @@
 import type KDBush from 'kdbush'
 import type { FeedClock, ServiceCalendar } from './calendar.ts'
+import type { LineBuild } from './lines.ts'
 
 /**
  * The compact in-memory timetable. Everything a query touches per stop time lives in typed arrays (a city feed of a
@@ -85,6 +86,8 @@ export interface Timetable {
   tripRoute: Int32Array
   tripService: Int32Array
   tripHeadsign: string[]
+  /** direction_id of trips.txt (0 or 1), -1 when the feed does not give it (alerts select trips by direction). */
+  tripDirection: Int8Array
   tripSt: Int32Array
   tripLen: Int32Array
   tripOffset: Int32Array
@@ -121,6 +124,8 @@ export interface Timetable {
 
   /** The latest time of any trip, seconds (beyond 86400 for trips past midnight). */
   maxTime: number
+  /** Per route, its paths on a map (lines.ts). */
+  lines: LineBuild
   stats: TimetableStats
 }
 
@@ -139,6 +144,10 @@ export interface TimetableStats {
   loadSeconds: number
   /** Bytes held by the typed arrays of the timetable. */
   arrayBytes: number
+  /** Routes drawn on a map, their distinct paths (shapes or stop patterns) and the points of those paths. */
+  lines: number
+  linePaths: number
+  linePoints: number
   firstServiceDay?: string
   lastServiceDay?: string
 }
@@ -191,7 +200,13 @@ export interface RawFeed {
     color: (string | undefined)[]
     textColor: (string | undefined)[]
   }
-  trips: { ids: string[]; route: number[]; service: number[]; headsign: string[] }
+  /** direction: trips.txt direction_id, -1 when not given; `shape` is an index into `shapes.ids`, -1 for a trip without shape_id. */
+  trips: { ids: string[]; route: number[]; service: number[]; headsign: string[]; direction: number[]; shape: number[] }
+  /**
+   * shapes.txt rows of the shapes trips name (others are not kept), in file order; positions in 1e-7 degrees, so a
+   * shape point takes 16 bytes until the lines are built and the rows dropped.
+   */
+  shapes: { ids: string[]; shape: IntList; seq: IntList; lat: IntList; lon: IntList }
   frequencies: Map<number, { start: number; end: number; headway: number; exact: boolean }[]>
   stopTimes: {
     trip: IntList
@@ -218,5 +233,6 @@ export function arrayBytes(tt: Omit<Timetable, 'stats'>): number {
   }
   for (const p of tt.patterns)
     total += p.stops.byteLength + p.flags.byteLength + p.trips.byteLength + p.times.byteLength
+  for (const r of tt.lines.routes) for (const p of r.paths) total += p.coordinates.byteLength
   return total
 }

@@ -126,6 +126,7 @@ export function expandTrips(raw: RawFeed, st: SortedStopTimes, report: BuildOpti
   const route: number[] = []
   const service: number[] = []
   const headsign: string[] = []
+  const direction: number[] = []
   const start: number[] = []
   const len: number[] = []
   const offset: number[] = []
@@ -137,6 +138,7 @@ export function expandTrips(raw: RawFeed, st: SortedStopTimes, report: BuildOpti
     route.push(raw.trips.route[t])
     service.push(raw.trips.service[t])
     headsign.push(raw.trips.headsign[t])
+    direction.push(raw.trips.direction[t])
     start.push(st.start[t])
     len.push(st.len[t])
     offset.push(shift)
@@ -178,6 +180,7 @@ export function expandTrips(raw: RawFeed, st: SortedStopTimes, report: BuildOpti
     tripRoute: Int32Array.from(route),
     tripService: Int32Array.from(service),
     tripHeadsign: headsign,
+    tripDirection: Int8Array.from(direction),
     tripSt: Int32Array.from(start),
     tripLen: Int32Array.from(len),
     tripOffset: Int32Array.from(offset),

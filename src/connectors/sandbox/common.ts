@@ -159,6 +159,11 @@ export const SANDBOX_SCENARIOS = [
       'Public transport: the tickets of a booking made with this scenario stay PENDING (GET .../tickets answers TICKET_NOT_READY).',
   },
   {
+    name: 'transit-alert',
+    description:
+      'Public transport: S+U Friedrichstraße (stop 900100001 and its platforms) is closed, an alert with effect NO_SERVICE (in en, de and fr) on departures and journey legs there and in GET /public-transport/alerts.',
+  },
+  {
     name: 'vehicle-rejects',
     description:
       'Micromobility: the vehicle refuses every command of a trip (LOCK, UNLOCK, HONK) with PROVIDER_ERROR (VEHICLE_REJECTED).',

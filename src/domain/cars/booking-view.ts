@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Booking, Driver } from '../../api/cars/schemas.ts'
 import type { Provider, ProviderBooking } from '../../connectors/types.ts'
+import type { CarBookingRow } from '../../store/schema.ts'
 import { providerDisplay } from './present.ts'
 
 const ID_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789'
@@ -64,3 +65,24 @@ export function presentBooking(
     ...(!none && extras?.createdAt ? { createdAt: extras.createdAt, updatedAt: extras.updatedAt } : {}),
   }
 }
+
+/** What the platform keeps of a stored booking besides the provider's copy (retention STANDARD). */
+export const extrasOf = (row: CarBookingRow): StoredExtras => {
+  const record = row.record as unknown as Booking
+  return {
+    driver: record.driver,
+    offerPrice: record.offerPrice,
+    statusHistory: row.statusHistory as Booking['statusHistory'],
+    additionalFields: record.additionalFields,
+    notes: record.notes,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }
+}
+
+/** A stored booking as last written (the list's view, and the answer when a newer write won over a request's). */
+export const storedBooking = (row: CarBookingRow): Booking => ({
+  ...(row.record as unknown as Booking),
+  ...extrasOf(row),
+  status: row.status,
+})

@@ -10,6 +10,7 @@ import type {
 import type { Registry } from '../../connectors/registry.ts'
 import { type CarConnector, isCarConnector, type Provider, type ProviderBooking } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
@@ -27,10 +28,13 @@ import {
   type UndoAtProvider,
   undoUnlessRecorded,
 } from '../after-confirm.ts'
+import type { Publish } from '../event-publishing.ts'
 import { checkDateOfBirth } from '../people.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
 import type { Environment } from '../tenants/permissions.ts'
-import { BOOKING_ID, newBookingId, presentBooking, type StoredExtras } from './booking-view.ts'
+import { notFoundOrOtherEnvironment, otherEnvironment } from '../token-diagnosis.ts'
+import { WATCH_JOB_ID, watchAgain } from '../watch.ts'
+import { BOOKING_ID, extrasOf, newBookingId, presentBooking, type StoredExtras, storedBooking } from './booking-view.ts'
 import { checkRentalPeriod } from './dates.ts'
 import type { OfferTokens } from './offer-tokens.ts'
 import { presentOffer } from './present.ts'
@@ -49,7 +53,7 @@ const MAX_WRITE_ATTEMPTS = 3
 const alreadyPrebooked = () =>
   new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
     reason: 'OFFER_ALREADY_PREBOOKED',
-    offerToken: 'was already prebooked',
+    offerToken: detail('ALREADY_PREBOOKED'),
   })
 
 export interface BookingNotifier {
@@ -80,10 +84,23 @@ export interface BookingDeps extends AfterConfirmDeps {
   repo: CarBookingsRepo
   offerTokenTtlSeconds: number
   notifier: BookingNotifier
+  /** Status changes once recorded (car.booking.confirmed, .changed, .cancelled). */
+  publish: Publish
 }
 
 export const JOB_UNDO_BOOKING = 'cars.undo-booking'
 export const JOB_RECORD_BOOKING = 'cars.record-booking'
+/** Reads a PENDING booking again until the provider settles it, so its confirmation is announced without a client read. */
+export const JOB_WATCH_PENDING = 'cars.watch-pending'
+
+/** What a write of a stored booking carries besides the provider's answer. */
+interface Changes {
+  notes?: string
+  driver?: Partial<Booking['driver']>
+  reason?: string
+  /** The client changed the booking (PATCH): announced as car.booking.changed once written. */
+  changed?: boolean
+}
 
 /** A booking the provider made but the service could not record (the job's payload). */
 interface UndoBooking extends UndoAtProvider {
@@ -96,7 +113,15 @@ interface RecordBooking {
   bookingId: string
   tenantId: string
   environment: Environment
-  changes: { notes?: string; driver?: Partial<Booking['driver']>; reason?: string }
+  changes: Changes
+}
+
+/** A stored PENDING booking to read again (the job's payload). */
+interface WatchPending {
+  bookingId: string
+  tenantId: string
+  environment: Environment
+  round: number
 }
 
 /** One undo job per prebooked token at a time: the id says which token, so a retry finds it. */
@@ -124,7 +149,7 @@ export function carBookings(deps: BookingDeps) {
       return provider(caller, id)
     } catch {
       throw new ApiError('OFFER_EXPIRED', undefined, {
-        [field]: 'is of a provider this key can no longer use',
+        [field]: detail('PROVIDER_NO_LONGER_USABLE'),
         providerId: id,
         reason: 'PROVIDER_NOT_AVAILABLE',
       })
@@ -143,14 +168,28 @@ export function carBookings(deps: BookingDeps) {
   async function locate(caller: Caller, bookingId: string) {
     if (bookingId.startsWith('zr1_')) {
       const ref = deps.tokens.open<Zr1Reference>(zr1Context(caller), bookingId.slice(4))
-      if (!ref) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId })
+      if (!ref) {
+        const other = { ...caller, environment: otherEnvironment(caller.environment) }
+        throw await notFoundOrOtherEnvironment(
+          'NOT_FOUND',
+          { resource: 'booking', bookingId },
+          caller.environment,
+          async () => deps.tokens.open(zr1Context(other), bookingId.slice(4)) !== undefined,
+        )
+      }
       const recipient = ref.d && { firstName: ref.d.f, lastName: ref.d.l, email: ref.d.e }
       return { kind: 'reference' as const, providerId: ref.p, reference: ref.r, recipient }
     }
-    const row = BOOKING_ID.test(bookingId)
-      ? await deps.repo.find(caller.tenant.id, caller.environment, bookingId)
-      : undefined
-    if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId })
+    const wellFormed = BOOKING_ID.test(bookingId)
+    const row = wellFormed ? await deps.repo.find(caller.tenant.id, caller.environment, bookingId) : undefined
+    if (!row) {
+      throw await notFoundOrOtherEnvironment(
+        'NOT_FOUND',
+        { resource: 'booking', bookingId },
+        caller.environment,
+        async (env) => wellFormed && (await deps.repo.find(caller.tenant.id, env, bookingId)) !== undefined,
+      )
+    }
     return { kind: 'stored' as const, providerId: row.providerId, reference: row.providerReference, row }
   }
 
@@ -167,29 +206,24 @@ export function carBookings(deps: BookingDeps) {
         reason: 'PROVIDER_RECORD_MISSING',
         providerId: found.providerId,
         bookingId,
-        ...(found.kind === 'stored' ? { booking: storedView(found.row) } : {}),
+        ...(found.kind === 'stored' ? { booking: storedBooking(found.row) } : {}),
       })
     }
 
-  const extrasOf = (row: CarBookingRow): StoredExtras => {
-    const record = row.record as unknown as Booking
-    return {
-      driver: record.driver,
-      offerPrice: record.offerPrice,
-      statusHistory: row.statusHistory as Booking['statusHistory'],
-      additionalFields: record.additionalFields,
-      notes: record.notes,
-      createdAt: row.createdAt.toISOString(),
-      updatedAt: row.updatedAt.toISOString(),
+  /**
+   * What a recorded write of a stored booking announces: a new status (CONFIRMED also mails the driver, as a
+   * booking confirmed at once does) and a change the client asked for. Called by the one writer whose
+   * compare-and-set won, so each change is announced once.
+   */
+  async function announce(caller: Caller, before: string, booking: Booking, changed = false) {
+    if (booking.status !== before && booking.status === 'CONFIRMED') {
+      await deps.notifier.confirmed(caller, booking, booking.driver)
+      await deps.publish('car.booking.confirmed', caller.tenant, caller.environment, booking)
     }
+    if (booking.status !== before && booking.status === 'CANCELLED')
+      await deps.publish('car.booking.cancelled', caller.tenant, caller.environment, booking)
+    if (changed) await deps.publish('car.booking.changed', caller.tenant, caller.environment, booking)
   }
-
-  /** A stored booking as last written (the list's view), for when a newer write won over this request's. */
-  const storedView = (row: CarBookingRow): Booking => ({
-    ...(row.record as unknown as Booking),
-    ...extrasOf(row),
-    status: row.status,
-  })
 
   /**
    * Keeps the stored copy in step with what the provider reports, recording status changes. Each write is a
@@ -202,7 +236,7 @@ export function carBookings(deps: BookingDeps) {
     first: CarBookingRow,
     p: Provider,
     fresh: ProviderBooking,
-    changes: { notes?: string; driver?: Partial<Booking['driver']>; reason?: string } = {},
+    changes: Changes = {},
     fromRead = false,
     /** False in the job that records later: its failure is the job's, retried with backoff. */
     orRecordLater = true,
@@ -228,7 +262,7 @@ export function carBookings(deps: BookingDeps) {
       // wrote meanwhile, whose newer row is the answer then.
       if (fromRead && fresh.status === row.status && sameAsStored(record, row.record, ['createdAt', 'updatedAt'])) {
         const latest = await deps.repo.find(caller.tenant.id, caller.environment, row.id)
-        if (latest && latest.version !== row.version) return storedView(latest)
+        if (latest && latest.version !== row.version) return storedBooking(latest)
         return presentBooking(row.id, p, fresh, 'STANDARD', { ...extras, driver: record.driver, notes: record.notes })
       }
       const write = () =>
@@ -254,15 +288,18 @@ export function carBookings(deps: BookingDeps) {
               return 'later' as const
             })
       if (updated === 'later') return record
-      if (updated)
-        return presentBooking(row.id, p, fresh, 'STANDARD', {
+      if (updated) {
+        const booking = presentBooking(row.id, p, fresh, 'STANDARD', {
           ...extrasOf(updated),
           driver: record.driver,
           notes: record.notes,
         })
+        await announce(caller, row.status, booking, changes.changed)
+        return booking
+      }
       const latest = await deps.repo.find(caller.tenant.id, caller.environment, row.id)
       if (!latest) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId: row.id })
-      if (fromRead || attempt >= MAX_WRITE_ATTEMPTS) return storedView(latest)
+      if (fromRead || attempt >= MAX_WRITE_ATTEMPTS) return storedBooking(latest)
       row = latest
     }
   }
@@ -316,8 +353,22 @@ export function carBookings(deps: BookingDeps) {
       () => cancelAtProvider(job),
     )
 
+  /** Reads a stored PENDING booking again; its confirmation (or cancellation) is recorded and announced then. */
+  async function watchPending(job: WatchPending) {
+    const row = await deps.repo.find(job.tenantId, job.environment, job.bookingId)
+    if (row?.status !== 'PENDING') return
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const p = provider(caller, row.providerId)
+    const fresh = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(row.providerReference, ctx), true)
+    const booking = await syncStored(caller, row, p, fresh, {}, true)
+    if (booking.status === 'PENDING') await watch({ ...job, round: job.round + 1 })
+  }
+  const watch = (job: WatchPending) =>
+    watchAgain(deps.jobs, deps.clock, JOB_WATCH_PENDING, WATCH_JOB_ID.car(job.bookingId, job.round), job, job.round)
+
   deps.jobs.register<UndoBooking>(JOB_UNDO_BOOKING, (payload, job) => undoBooking(payload, `${job.id}:${job.attempt}`))
   deps.jobs.register<RecordBooking>(JOB_RECORD_BOOKING, (payload) => recordBooking(payload))
+  deps.jobs.register<WatchPending>(JOB_WATCH_PENDING, (payload) => watchPending(payload))
 
   /**
    * The booking an earlier attempt with this token made and could not record, while its undo has not run: the
@@ -360,10 +411,11 @@ export function carBookings(deps: BookingDeps) {
         withPrice: claim.k,
         nonce: claim.n,
       })
-      // DECISIONS: "answers the offer with a fresh token plus …": the offer's fields at the top, and as `offer`.
+      // DECISIONS: "answers the offer with a fresh token plus …": the offer once, under `offer` as prebook has it; its
+      // upsells once, priced, in `upsells` (issue 21 dropped the flat copy and `availableUpsells`).
+      const { availableUpsells: _summaries, ...fresh } = presented
       return {
-        ...presented,
-        offer: presented,
+        offer: fresh,
         cancellationPolicy: terms.cancellationPolicy,
         changePolicies: terms.changePolicies,
         pickupRequirements: terms.pickupRequirements,
@@ -456,7 +508,7 @@ export function carBookings(deps: BookingDeps) {
       // The booking made with the token, so the client need not search its bookings for it (spec 7.3.3).
       const alreadyUsed = (bookingId: string | undefined) =>
         new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
-          prebookedOfferToken: 'a booking exists for this token',
+          prebookedOfferToken: detail('BOOKING_EXISTS_FOR_TOKEN'),
           ...(bookingId && bookingId !== '1' ? { bookingId } : {}),
         })
       const existing = async () => (await deps.kv.get(used)) ?? (await deps.repo.bookingIdForToken(claim.n))
@@ -533,7 +585,7 @@ export function carBookings(deps: BookingDeps) {
               inline: () => cancelAtProvider(undo),
             },
           )
-          throw notRecorded({ prebookedOfferToken: 'is still usable: retry with it' })
+          throw notRecorded({ prebookedOfferToken: detail('STILL_USABLE_RETRY') })
         }
         const offerPrice = { amount: claim.a, currency: claim.c }
         let booking: Booking
@@ -585,7 +637,15 @@ export function carBookings(deps: BookingDeps) {
           await deps.kv.set(used, id, markerTtl).catch(() => {})
           booking = presentBooking(id, p, booked, 'STANDARD', extrasOf(row))
         }
-        if (booking.status === 'CONFIRMED') await deps.notifier.confirmed(caller, booking, input.driver)
+        if (booking.status === 'CONFIRMED') {
+          await deps.notifier.confirmed(caller, booking, input.driver)
+          await deps.publish('car.booking.confirmed', caller.tenant, caller.environment, booking)
+        } else if (booking.status === 'PENDING' && !none) {
+          // Under retention NONE nothing is kept to watch it with: the client's reads find the confirmation.
+          await watch({ bookingId: id, tenantId: caller.tenant.id, environment: caller.environment, round: 0 }).catch(
+            (error: unknown) => deps.log.warn({ err: error, bookingId: id }, 'could not schedule a watch of a booking'),
+          )
+        }
         return booking
       } finally {
         await deps.kv.deleteIfEquals(lock, owner)
@@ -599,11 +659,8 @@ export function carBookings(deps: BookingDeps) {
         lostByProvider(found, bookingId),
       )
       if (found.kind === 'reference') return presentBooking(bookingId, p, fresh, 'NONE')
-      const wasConfirmed = found.row.status === 'CONFIRMED'
-      const booking = await syncStored(caller, found.row, p, fresh, {}, true)
-      if (!wasConfirmed && booking.status === 'CONFIRMED')
-        await deps.notifier.confirmed(caller, booking, booking.driver)
-      return booking
+      // A status the provider moved (a PENDING booking confirmed) is recorded, mailed and announced by syncStored.
+      return syncStored(caller, found.row, p, fresh, {}, true)
     },
 
     async change(bookingId: string, change: BookingChange, caller: Caller): Promise<Booking> {
@@ -623,7 +680,7 @@ export function carBookings(deps: BookingDeps) {
       if (change.rentalPeriod) checkRentalPeriod(change.rentalPeriod, caller.now, 'rentalPeriod')
       const p = provider(caller, found.providerId)
       if (found.kind === 'stored' && found.row.status === 'CANCELLED') {
-        throw new ApiError('INVALID_REQUEST', undefined, { status: 'a cancelled booking cannot be changed' })
+        throw new ApiError('INVALID_REQUEST', undefined, { status: detail('CANCELLED_BOOKING_NOT_CHANGEABLE') })
       }
       const { notes, ...forProvider } = change
       const types: ChangeType[] = []
@@ -636,11 +693,16 @@ export function carBookings(deps: BookingDeps) {
         ? call(caller, p, 'changeBooking', (c, ctx) => c.changeBooking(found.reference, forProvider, ctx))
         : call(caller, p, 'getBooking', (c, ctx) => c.getBooking(found.reference, ctx), true)
       ).catch(lostByProvider(found, bookingId))
-      if (found.kind === 'reference') return presentBooking(bookingId, p, fresh, 'NONE')
+      if (found.kind === 'reference') {
+        const booking = presentBooking(bookingId, p, fresh, 'NONE')
+        await deps.publish('car.booking.changed', caller.tenant, caller.environment, booking)
+        return booking
+      }
       return syncStored(caller, found.row, p, fresh, {
         notes,
         driver: change.driver,
         reason: types.length ? `changed: ${types.join(', ')}` : undefined,
+        changed: true,
       })
     },
 
@@ -662,8 +724,12 @@ export function carBookings(deps: BookingDeps) {
         found.kind === 'reference'
           ? presentBooking(bookingId, p, fresh, 'NONE')
           : await syncStored(caller, found.row, p, fresh, { reason: input.reason ?? 'cancelled by the client' })
-      if (before !== 'CANCELLED')
+      if (before !== 'CANCELLED') {
         await deps.notifier.cancelled(caller, booking, found.kind === 'reference' ? found.recipient : booking.driver)
+        // A stored booking's cancellation is announced by syncStored, once its write won.
+        if (found.kind === 'reference')
+          await deps.publish('car.booking.cancelled', caller.tenant, caller.environment, booking)
+      }
       return booking
     },
 
@@ -685,15 +751,6 @@ export function carBookings(deps: BookingDeps) {
         status: result.status,
         completedAt: caller.now.toISOString(),
         ...(result.vehicleLocation ? { vehicleLocation: result.vehicleLocation } : {}),
-      }
-    },
-
-    async list(page: number, limit: number, caller: Caller) {
-      if (caller.tenant.dataRetention === 'NONE') throw new ApiError('DATA_RETENTION_NONE')
-      const { rows, total } = await deps.repo.list(caller.tenant.id, caller.environment, page * limit, limit)
-      return {
-        bookings: rows.map(storedView),
-        pagination: { total, currentPage: page, limit },
       }
     },
   }

@@ -1,4 +1,5 @@
 import { ApiError } from '../../http/errors.ts'
+import { detail, type Text } from '../../platform/i18n/texts.ts'
 
 export const MAX_RENTAL_DAYS = 90
 
@@ -6,14 +7,14 @@ export const MAX_RENTAL_DAYS = 90
 export function checkRentalPeriod(dates: { start: string; end: string }, now: Date, field = 'dates') {
   const start = new Date(dates.start)
   const end = new Date(dates.end)
-  const problems: Record<string, string> = {}
-  if (Number.isNaN(start.getTime())) problems[`${field}.start`] = 'is not a date-time'
-  if (Number.isNaN(end.getTime())) problems[`${field}.end`] = 'is not a date-time'
+  const problems: Record<string, Text> = {}
+  if (Number.isNaN(start.getTime())) problems[`${field}.start`] = detail('NOT_A_DATE_TIME')
+  if (Number.isNaN(end.getTime())) problems[`${field}.end`] = detail('NOT_A_DATE_TIME')
   if (Object.keys(problems).length === 0) {
-    if (start.getTime() <= now.getTime()) problems[`${field}.start`] = 'must be in the future'
-    if (end.getTime() <= start.getTime()) problems[`${field}.end`] = 'must be after the start'
+    if (start.getTime() <= now.getTime()) problems[`${field}.start`] = detail('MUST_BE_IN_FUTURE')
+    if (end.getTime() <= start.getTime()) problems[`${field}.end`] = detail('MUST_BE_AFTER_START')
     else if (end.getTime() - start.getTime() > MAX_RENTAL_DAYS * 86_400_000) {
-      problems[`${field}.end`] = `the rental may last at most ${MAX_RENTAL_DAYS} days`
+      problems[`${field}.end`] = detail('RENTAL_AT_MOST_DAYS', { days: MAX_RENTAL_DAYS })
     }
   }
   if (Object.keys(problems).length > 0) throw new ApiError('INVALID_DATE_RANGE', undefined, problems)

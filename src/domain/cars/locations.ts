@@ -2,6 +2,7 @@ import type { Coordinates, LocationSearch } from '../../api/shared/schemas.ts'
 import type { GeoArea } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import { walkingRadius } from '../../platform/geo.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 
 export const DEFAULT_RADIUS_METERS = 5_000
@@ -36,6 +37,15 @@ export async function resolveLocation(
 ): Promise<GeoArea & { label?: string }> {
   const radius = (l: { radiusMeters?: number; walkingTimeMinutes?: number }) =>
     l.radiusMeters ?? (l.walkingTimeMinutes !== undefined ? walkingRadius(l.walkingTimeMinutes) : DEFAULT_RADIUS_METERS)
+  // Spec 2.2: walkingTimeMinutes is the alternative to radiusMeters. Both at once used to let one win silently
+  // (issue 21); now the caller is told to choose.
+  if (location.type !== 'place' && location.radiusMeters !== undefined && location.walkingTimeMinutes !== undefined) {
+    const message = 'send radiusMeters or walkingTimeMinutes, not both'
+    throw new ApiError('INVALID_REQUEST', undefined, {
+      [`${field}.radiusMeters`]: message,
+      [`${field}.walkingTimeMinutes`]: message,
+    })
+  }
   switch (location.type) {
     case 'coordinates':
       return { coordinates: location.coordinates, radiusMeters: radius(location) }
@@ -48,7 +58,7 @@ export async function resolveLocation(
       const coordinates = coordinatesOfPlace(location.placeId)
       if (!coordinates) {
         throw new ApiError('INVALID_LOCATION', undefined, {
-          [`${field}.placeId`]: 'is not a place id from GET /cars/stations',
+          [`${field}.placeId`]: detail('NOT_A_PLACE_ID', { route: 'GET /cars/stations' }),
         })
       }
       return { coordinates, radiusMeters: PLACE_RADIUS_METERS }

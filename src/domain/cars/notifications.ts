@@ -8,7 +8,8 @@ import type { BookingNotifier } from './bookings.ts'
 const RETRIES_WITHOUT_STORE_MS = [1_000, 10_000, 60_000]
 
 /**
- * Confirmation and cancellation mails in the tenant's language, never for tenants that opted out.
+ * Confirmation and cancellation mails in the tenant's language, never for tenants that opted out; those of
+ * test-environment bookings never leave the outbox.
  * Retention STANDARD: queued as jobs (retried with backoff; a failed mail never fails a booking).
  * Retention NONE: nothing may be stored, so the mail is sent at once and retried in memory a few times; the
  * cancellation mail goes to the driver the `zr1_` reference carries (the platform keeps no address).
@@ -29,7 +30,8 @@ export function mailNotifier({
     to: Driver,
   ): MailMessage => {
     const mail = bookingMail(kind, caller.tenant.defaultLanguage, { ...booking, driver: to })
-    return { to: to.email, subject: mail.subject, text: mail.text, html: mail.html }
+    // A test key's booking is mailed to the outbox only, marked as test (see createMailer).
+    return { to: to.email, subject: mail.subject, text: mail.text, html: mail.html, environment: caller.environment }
   }
   const sendWithoutStore = (msg: MailMessage, attempt = 0) => {
     mailer.send(msg).catch((error) => {

@@ -1,6 +1,8 @@
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { randomId } from '../../platform/random.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
+import { tokenContext, tokenError } from '../token-diagnosis.ts'
 
 export interface OfferClaim {
   /** Nonce: what single use is keyed on. */
@@ -21,17 +23,21 @@ export interface OfferClaim {
 }
 
 type Kind = 'offer' | 'prebooked' | 'pt-offer' | 'pt-prebooked'
-const context = (kind: Kind, tenantId: string, environment: string) => `${kind}|${tenantId}|${environment}`
+const context = tokenContext
 
 const expired = (field: string, until: number) =>
-  new ApiError('OFFER_EXPIRED', undefined, { [field]: 'has expired', usableUntil: new Date(until).toISOString() })
+  new ApiError('OFFER_EXPIRED', undefined, {
+    [field]: detail('HAS_EXPIRED'),
+    usableUntil: new Date(until).toISOString(),
+  })
 
 /** Offer and prebooked tokens: AES-256-GCM, bound to tenant, environment and kind; expiry inside. */
 export function offerTokens(tokens: TokenCipher) {
   const decode = (kind: Kind, tenantId: string, environment: string, token: string, field: string): OfferClaim => {
     const claim = tokens.open<OfferClaim>(context(kind, tenantId, environment), token)
     if (!claim || typeof claim.n !== 'string' || typeof claim.p !== 'string' || typeof claim.x !== 'number') {
-      throw new ApiError('INVALID_OFFER_TOKEN', undefined, { [field]: 'is not a valid token for this key' })
+      // Say what it is instead: another kind of token, a token of the other environment, or none of ours.
+      throw tokenError('INVALID_OFFER_TOKEN', tokens, kind, { tenantId, environment }, token, field)
     }
     return claim
   }
@@ -42,7 +48,7 @@ export function offerTokens(tokens: TokenCipher) {
         n: claim.n ?? randomId(12),
       })
     },
-    /** The claim; INVALID_OFFER_TOKEN for garbage, tampering or another tenant's token; OFFER_EXPIRED after expiry. */
+    /** The claim; INVALID_OFFER_TOKEN (details.reason: WRONG_TOKEN_KIND, OTHER_ENVIRONMENT, MALFORMED_TOKEN); OFFER_EXPIRED after expiry. */
     open(kind: Kind, tenantId: string, environment: string, token: string, now: Date, field: string): OfferClaim {
       const claim = decode(kind, tenantId, environment, token, field)
       if (claim.x <= now.getTime()) throw expired(field, claim.x)

@@ -10,12 +10,14 @@ import {
   type ProviderCarOffer,
 } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { randomId } from '../../platform/random.ts'
 import type { SessionStore } from '../../platform/sessions/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, providerError, sourceStatus } from '../providers/merged-pages.ts'
+import { tokenContext, tokenError } from '../token-diagnosis.ts'
 import { checkRentalPeriod } from './dates.ts'
 import { resolveLocation } from './locations.ts'
 import type { OfferTokens } from './offer-tokens.ts'
@@ -83,7 +85,7 @@ export interface ProviderOutcome {
   error?: { code: string; message: string }
 }
 
-const cursorContext = (caller: Caller) => `cars-cursor|${caller.tenant.id}|${caller.environment}`
+const cursorContext = (caller: Caller) => tokenContext('cars-cursor', caller.tenant.id, caller.environment)
 /** Sessions are bounded per tenant first (see SessionStore): a tenant's storm evicts its own. */
 const sessionScope = (caller: Caller) => caller.tenant.id
 
@@ -146,7 +148,10 @@ export function carSearch(deps: SearchDeps) {
     let offset = 0
     if (request.cursor) {
       const claim = deps.tokens.open<CursorClaim>(cursorContext(caller), request.cursor)
-      if (!claim) throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
+      if (!claim) {
+        const where = { tenantId: caller.tenant.id, environment: caller.environment }
+        throw tokenError('INVALID_CURSOR', deps.tokens, 'cars-cursor', where, request.cursor, 'cursor')
+      }
       // Changed parameters start a fresh first page silently (spec 8).
       if (claim.h === h) {
         const stored = await deps.sessions.get<Session>(sessionScope(caller), claim.s)
@@ -310,9 +315,9 @@ export function carSearch(deps: SearchDeps) {
 function sessionGone(claim: CursorClaim, now: Date): ApiError {
   const age = claim.t === undefined ? Number.POSITIVE_INFINITY : now.getTime() - claim.t
   return age >= SESSION_TTL_MS
-    ? new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
+    ? new ApiError('INVALID_CURSOR', undefined, { cursor: detail('HAS_EXPIRED'), reason: 'CURSOR_EXPIRED' })
     : new ApiError('INVALID_CURSOR', undefined, {
-        cursor: 'belongs to a search session the service no longer holds; search again without it',
+        cursor: detail('SESSION_NO_LONGER_HELD'),
         reason: 'SESSION_EVICTED',
       })
 }

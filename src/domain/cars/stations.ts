@@ -16,7 +16,12 @@ export interface StationQuery {
   cursor?: string
 }
 
-const cursorContext = (caller: Caller) => `stations-cursor|${caller.tenant.id}|${caller.environment}`
+/** Cursors of this list (src/domain/token-diagnosis.ts). */
+const cursorContext = (caller: Caller) => ({
+  kind: 'stations-cursor' as const,
+  tenantId: caller.tenant.id,
+  environment: caller.environment,
+})
 const nearestFirst = (a: Station, b: Station) => a.distanceFromSearch - b.distanceFromSearch || a.id.localeCompare(b.id)
 
 /**

@@ -1,18 +1,24 @@
 import { randomBytes } from 'node:crypto'
-import type { PricingPlan, Trip, TripAction, TripRequest } from '../../api/micromobility/schemas.ts'
-import type { Price } from '../../api/shared/schemas.ts'
+import type { Trip, TripAction, TripRequest } from '../../api/micromobility/schemas.ts'
 import { permanentProviderError } from '../../connectors/refusals.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import { classifyFailure } from '../../connectors/resilience.ts'
 import { isMicromobilityConnector, type MicromobilityConnector, type Provider } from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, isApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { type Jobs, type JobsLogger, PermanentJobError } from '../../platform/jobs.ts'
+import type { TokenCipher } from '../../platform/tokens.ts'
 import type { TripRow } from '../../store/schema.ts'
 import type { tenantsRepo } from '../../store/tenants-repo.ts'
 import type { TripChanges, TripsRepo } from '../../store/trips-repo.ts'
 import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
+import type { Publish } from '../event-publishing.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
 import type { Environment } from '../tenants/permissions.ts'
+import { notFoundOrOtherEnvironment } from '../token-diagnosis.ts'
+import { tripEventData, tripEvents } from './trip-events.ts'
+import { listTrips, type TripListQuery } from './trip-list.ts'
+import { minutesOf, presentTrip, priceBreakdown, type TripDetails } from './trip-view.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
 import type { micromobilityVehicles } from './vehicles.ts'
 
@@ -56,23 +62,6 @@ const reviveChanges = (changes: Record<string, unknown>): TripChanges => {
   return revived as TripChanges
 }
 
-interface TripDetails {
-  providerName: string
-  vehicle: Trip['vehicle']
-  qrCode?: string
-  pricingPlan?: PricingPlan
-  reservedAt?: string
-  startLocation?: { latitude: number; longitude: number }
-  /** Where the vehicle reported itself at start (kept after the rider's location is erased). */
-  vehicleStartLocation?: { latitude: number; longitude: number }
-  endLocation?: { latitude: number; longitude: number }
-  cancelledAt?: string
-  cancellationReason?: Trip['cancellationReason']
-  /** `retryable: false` (kept, not shown) when the vehicle's refusal was definitive, for the waiting request's answer. */
-  lastAction?: Trip['lastAction'] & { retryable?: false }
-  priceBreakdown?: Trip['priceBreakdown']
-}
-
 export interface TripsDeps {
   registry: Registry
   callProvider: CallProvider
@@ -83,6 +72,10 @@ export interface TripsDeps {
   tenants: ReturnType<typeof tenantsRepo>
   clock: () => Date
   log: JobsLogger
+  /** Seals the cursors of the trips list. */
+  tokens: TokenCipher
+  /** Status changes once recorded (micromobility.trip.*, micromobility.action.failed). */
+  publish: Publish
 }
 
 type MicroProvider = Provider & { connector: MicromobilityConnector }
@@ -91,33 +84,34 @@ const invalidState = (row: TripRow, expected: string) =>
 // Spec 7.1 answers 500 PROVIDER_ERROR for a trip that already ended; no retry can change that, and the answer says so.
 const ended = (row: TripRow) => permanentProviderError('TRIP_ENDED', undefined, { tripId: row.id, status: row.status })
 
-/** The last vehicle action as the API shows it (without the service's own `retryable` mark). */
-const shownAction = ({ retryable: _r, ...shown }: NonNullable<TripDetails['lastAction']>) => shown
-
-const minutesOf = (row: TripRow, now: Date) => {
-  if (!row.startedAt) return { activeMinutes: 0, pausedMinutes: 0 }
-  const end = (row.endedAt ?? now).getTime()
-  const total = Math.max(0, end - row.startedAt.getTime())
-  const paused = row.pausedMs + (row.pausedSince ? Math.max(0, end - row.pausedSince.getTime()) : 0)
-  const pausedMinutes = Math.floor(paused / 60_000)
-  return { activeMinutes: Math.max(0, Math.ceil(total / 60_000) - pausedMinutes), pausedMinutes }
-}
-
-export function priceBreakdown(plan: PricingPlan, minutes: { activeMinutes: number; pausedMinutes: number }) {
-  const price = (amount: number): Price => ({ amount, currency: plan.currency })
-  const timeCharge = plan.perMinuteRate.amount * (minutes.activeMinutes + minutes.pausedMinutes)
-  return {
-    unlockFee: plan.unlockFee,
-    perMinuteRate: plan.perMinuteRate,
-    ...minutes,
-    timeCharge: price(timeCharge),
-    total: price(plan.unlockFee.amount + timeCharge),
-  }
-}
-
 /** The trip state machine of spec 3.1 over stored trips, with provider commands through the connector. */
 export function micromobilityTrips(deps: TripsDeps) {
-  const { repo, clock } = deps
+  const { clock } = deps
+
+  /** Announces what a recorded change of a trip means (trip-events.ts), as the trip's tenant has its data kept. */
+  const announce = async (before: TripRow, after: TripRow) => {
+    const types = tripEvents(before, after)
+    if (types.length === 0) return
+    const tenant = await deps.tenants.findTenant(after.tenantId).catch(() => undefined)
+    if (!tenant) return deps.log.warn({ tripId: after.id, events: types }, 'trip events not published: tenant unknown')
+    for (const type of types) await deps.publish(type, tenant, after.environment, tripEventData(type, after, clock()))
+  }
+  /**
+   * Every write of a trip is a compare-and-set: the one that lands announces the change it made, once, whichever
+   * path made it (a request, the expiry, a vehicle command's job, a write left to a job).
+   */
+  const repo: TripsRepo = {
+    ...deps.repo,
+    update: async (row, changes, at) => {
+      const updated = await deps.repo.update(row, changes, at)
+      // The write landed: nothing about its announcement may make a caller (or retryWrite) think otherwise.
+      if (updated)
+        await announce(row, updated).catch((error: unknown) =>
+          deps.log.error({ err: error, tripId: row.id }, 'trip events not published'),
+        )
+      return updated
+    },
+  }
   const providerOf = (caller: Caller, row: TripRow) =>
     requireProvider(deps.registry, caller, row.providerId, isMicromobilityConnector) as MicroProvider
   const tripsOf = (p: MicroProvider) => {
@@ -132,34 +126,7 @@ export function micromobilityTrips(deps: TripsDeps) {
     fn: (c: MicromobilityConnector, ctx: Parameters<MicromobilityConnector['fleet']>[0]) => Promise<T>,
   ) => deps.callProvider(caller, p, op, PROVIDER_BUDGET_MS, fn)
 
-  const present = (row: TripRow, now: Date, withPrice = false): Trip => {
-    const d = row.details as unknown as TripDetails
-    const showLocation = row.userLocation && row.userLocationUntil && row.userLocationUntil.getTime() > now.getTime()
-    return {
-      tripId: row.id,
-      status: row.status,
-      provider: { id: row.providerId, name: d.providerName },
-      vehicleId: row.vehicleId,
-      vehicle: d.vehicle,
-      ...(d.reservedAt ? { reservedAt: d.reservedAt } : {}),
-      ...(row.reservedUntil ? { reservedUntil: row.reservedUntil.toISOString() } : {}),
-      ...(row.startedAt ? { startedAt: row.startedAt.toISOString() } : {}),
-      ...(row.endedAt ? { endedAt: row.endedAt.toISOString() } : {}),
-      ...(d.cancelledAt ? { cancelledAt: d.cancelledAt, cancellationReason: d.cancellationReason } : {}),
-      // The rider's position stands as start location only while it may be kept (24 hours).
-      ...(showLocation || !d.vehicleStartLocation
-        ? d.startLocation
-          ? { startLocation: d.startLocation }
-          : {}
-        : { startLocation: d.vehicleStartLocation }),
-      ...(d.endLocation ? { endLocation: d.endLocation } : {}),
-      ...(showLocation ? { userLocation: row.userLocation! } : {}),
-      duration: minutesOf(row, now),
-      ...(d.pricingPlan ? { pricingPlan: d.pricingPlan } : {}),
-      ...(d.lastAction ? { lastAction: shownAction(d.lastAction) } : {}),
-      ...(withPrice && d.priceBreakdown ? { priceBreakdown: d.priceBreakdown } : {}),
-    }
-  }
+  const present = presentTrip
 
   /**
    * Saves a transition as compare-and-set. When something else touched the trip meanwhile (a vehicle action's result,
@@ -280,7 +247,7 @@ export function micromobilityTrips(deps: TripsDeps) {
         { ...job },
         { delayMs: 0, inline: () => undoTrip(job, false) },
       )
-      throw notRecorded({ vehicleToken: 'is still usable: retry with it' })
+      throw notRecorded({ vehicleToken: detail('STILL_USABLE_RETRY') })
     })
 
   /** Work that follows a recorded trip (expiry, erasure) never fails the answer: the trip is recorded. */
@@ -310,10 +277,16 @@ export function micromobilityTrips(deps: TripsDeps) {
   }
 
   async function load(caller: Caller, tripId: string): Promise<TripRow> {
-    const row = /^trp_[A-Za-z0-9]{16}$/.test(tripId)
-      ? await repo.find(caller.tenant.id, caller.environment, tripId)
-      : undefined
-    if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'trip', tripId })
+    const wellFormed = /^trp_[A-Za-z0-9]{16}$/.test(tripId)
+    const row = wellFormed ? await repo.find(caller.tenant.id, caller.environment, tripId) : undefined
+    if (!row) {
+      throw await notFoundOrOtherEnvironment(
+        'NOT_FOUND',
+        { resource: 'trip', tripId },
+        caller.environment,
+        async (env) => wellFormed && (await repo.find(caller.tenant.id, env, tripId)) !== undefined,
+      )
+    }
     return expireIfDue(caller, row)
   }
 
@@ -322,7 +295,7 @@ export function micromobilityTrips(deps: TripsDeps) {
   async function begin(caller: Caller, request: TripRequest, action: 'RESERVE' | 'START'): Promise<TripRow> {
     if (!request.vehicleToken)
       throw new ApiError('INVALID_REQUEST', undefined, {
-        vehicleToken: `is required to ${action.toLowerCase()} without a reservation`,
+        vehicleToken: detail('REQUIRED_WITHOUT_RESERVATION', { action }),
       })
     // Spec 7.1: on trips an expired or invalid vehicle token is 404 NOT_FOUND (400 OFFER_EXPIRED is GET vehicle's).
     const claim = deps.vehicleTokens.open(caller, request.vehicleToken, 'vehicleToken', 'NOT_FOUND')
@@ -361,9 +334,13 @@ export function micromobilityTrips(deps: TripsDeps) {
           status: 'RESERVED',
           details: { ...details, reservedAt: now.toISOString() } as unknown as Record<string, unknown>,
           reservedUntil,
+          // The service's clock, as every later write uses (the list's order, newest first).
+          createdAt: now,
+          updatedAt: now,
         },
         'release',
       )
+      await deps.publish('micromobility.trip.reserved', caller.tenant, caller.environment, present(row, now))
       await schedule(
         deps.jobs.enqueue(JOB_EXPIRE, { tripId: id }, { runAt: reservedUntil, id: `job_expire_${id}` }),
         id,
@@ -391,9 +368,12 @@ export function micromobilityTrips(deps: TripsDeps) {
         } as unknown as Record<string, unknown>,
         startedAt: now,
         ...userLocation(request, now),
+        createdAt: now,
+        updatedAt: now,
       },
       'end',
     )
+    await deps.publish('micromobility.trip.started', caller.tenant, caller.environment, present(row, now))
     await scheduleErase(row)
     return row
   }
@@ -417,7 +397,7 @@ export function micromobilityTrips(deps: TripsDeps) {
   }
 
   /** Runs a queued vehicle action; the trip's state follows only what the vehicle did. */
-  deps.jobs.register(JOB_ACTION, async (payload) => {
+  deps.jobs.register(JOB_ACTION, async (payload, job) => {
     const { tripId, action, acceptedAt } = payload as { tripId: string; action: TripAction; acceptedAt: string }
     const row = await repo.findById(tripId)
     if (!row) throw new PermanentJobError(`trip ${tripId} is gone`)
@@ -485,6 +465,16 @@ export function micromobilityTrips(deps: TripsDeps) {
       if (error instanceof ApiError && classifyFailure(error) === 'refusal') {
         return void (await finish('FAILED', undefined, `${error.code}: ${String(error.details?.reason ?? error.code)}`))
       }
+      // The last try of a command that kept failing (timeouts, an outage): the vehicle did not do it, and the trip
+      // says so (and micromobility.action.failed announces it) rather than show it queued for ever.
+      if (job.attempt >= job.maxAttempts) {
+        const code = isApiError(error) ? error.code : 'INTERNAL_ERROR'
+        return void (await finish(
+          'FAILED',
+          undefined,
+          `${code}: ${String(isApiError(error) ? (error.details?.reason ?? code) : 'the command could not be sent')}`,
+        ))
+      }
       throw error
     }
     const now = clock()
@@ -531,7 +521,7 @@ export function micromobilityTrips(deps: TripsDeps) {
     async create(request: TripRequest, caller: Caller): Promise<Trip> {
       if (request.action === 'RESERVE') {
         if (request.tripId)
-          throw new ApiError('INVALID_REQUEST', undefined, { tripId: 'is only for START of a reserved trip' })
+          throw new ApiError('INVALID_REQUEST', undefined, { tripId: detail('ONLY_FOR_START_OF_RESERVED') })
         return present(await begin(caller, request, 'RESERVE'), caller.now)
       }
       if (!request.tripId) return present(await begin(caller, request, 'START'), caller.now)
@@ -550,7 +540,7 @@ export function micromobilityTrips(deps: TripsDeps) {
         const claim = deps.vehicleTokens.open(caller, request.vehicleToken, 'vehicleToken', 'NOT_FOUND')
         if (claim.p !== row.providerId || claim.v !== row.vehicleId) {
           throw new ApiError('VEHICLE_MISMATCH', undefined, {
-            vehicleToken: 'is for another vehicle than the reserved one',
+            vehicleToken: detail('FOR_ANOTHER_VEHICLE_THAN_RESERVED'),
             vehicleId: row.vehicleId,
           })
         }
@@ -596,6 +586,10 @@ export function micromobilityTrips(deps: TripsDeps) {
     },
 
     get: async (tripId: string, caller: Caller) => present(await load(caller, tripId), caller.now),
+
+    /** GET /micromobility/trips (trip-list.ts). */
+    list: (query: TripListQuery, caller: Caller) =>
+      listTrips({ repo, tokens: deps.tokens, expire: expireIfDue, log: deps.log }, query, caller),
 
     async action(tripId: string, action: TripAction, caller: Caller) {
       const row = await load(caller, tripId)
@@ -649,6 +643,8 @@ export function micromobilityTrips(deps: TripsDeps) {
         { status: 'COMPLETED', endedAt: now, pausedSince: null, pausedMs: closed.pausedMs },
         {
           endLocation: endLocation ? pick(endLocation) : result.location,
+          // Issue 21: an end without a body still ends the trip; the answer says where the end location came from.
+          ...(endLocation || result.location ? { endLocationSource: endLocation ? 'REQUEST' : 'VEHICLE' } : {}),
           ...(breakdown ? { priceBreakdown: breakdown } : {}),
         },
         true,
@@ -664,7 +660,7 @@ export function micromobilityTrips(deps: TripsDeps) {
           reason: 'INVALID_TRIP_STATE',
           status,
           expected: 'RESERVED',
-          hint: status === 'ACTIVE' || status === 'PAUSED' ? 'end the trip with POST .../end' : 'the trip is over',
+          hint: detail(status === 'ACTIVE' || status === 'PAUSED' ? 'END_TRIP_FIRST' : 'TRIP_IS_OVER', { tripId }),
         })
       if (row.status !== 'RESERVED') throw notCancellable(row.status)
       const p = providerOf(caller, row)

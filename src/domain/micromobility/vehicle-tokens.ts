@@ -1,11 +1,13 @@
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Caller } from '../providers/calls.ts'
+import { tokenContext, tokenError } from '../token-diagnosis.ts'
 
 /** How long a vehicle token lets a rider reserve or start the vehicle. */
 export const VEHICLE_TOKEN_TTL_MS = 5 * 60 * 1000
 
-const context = (caller: Caller) => `vehicle|${caller.tenant.id}|${caller.environment}`
+const context = (caller: Caller) => tokenContext('vehicle', caller.tenant.id, caller.environment)
 
 export interface VehicleClaim {
   p: string
@@ -36,11 +38,12 @@ export function vehicleTokens(tokens: TokenCipher) {
     ): VehicleClaim {
       const claim = tokens.open<VehicleClaim>(context(caller), token)
       if (!claim || typeof claim.p !== 'string' || typeof claim.v !== 'string') {
-        throw new ApiError('NOT_FOUND', undefined, { [field]: 'is not a valid vehicle token for this key' })
+        const { id: tenantId } = caller.tenant
+        throw tokenError('NOT_FOUND', tokens, 'vehicle', { tenantId, environment: caller.environment }, token, field)
       }
       if (claim.x <= caller.now.getTime()) {
         throw new ApiError(expired, undefined, {
-          [field]: 'has expired; search again',
+          [field]: detail('HAS_EXPIRED_SEARCH_AGAIN'),
           reason: 'VEHICLE_TOKEN_EXPIRED',
           tokenValidUntil: new Date(claim.x).toISOString(),
         })

@@ -9,6 +9,7 @@ import {
 } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'
@@ -24,7 +25,12 @@ export interface VehiclesDeps {
 }
 
 type MicroProvider = Provider & { connector: MicromobilityConnector }
-const cursorContext = (caller: Caller) => `micro-cursor|${caller.tenant.id}|${caller.environment}`
+/** Cursors of this list (src/domain/token-diagnosis.ts). */
+const cursorContext = (caller: Caller) => ({
+  kind: 'micro-cursor' as const,
+  tenantId: caller.tenant.id,
+  environment: caller.environment,
+})
 const tripCapable = (p: MicroProvider) => !!p.connector.trips && p.connector.capabilities.operations.includes('TRIPS')
 
 /** Vehicle search, QR and id look-ups over every micromobility provider of the tenant. */
@@ -53,7 +59,7 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
     const unknown = ids.filter((id) => !all.some((p) => p.entry.id === id))
     if (unknown.length > 0) {
       throw new ApiError('INVALID_REQUEST', undefined, {
-        providers: `not micromobility providers of this tenant: ${unknown.join(', ')}; available: ${all.map((p) => p.entry.id).join(', ')}`,
+        providers: detail('NOT_PROVIDERS_OF_TENANT', { unknown, available: all.map((p) => p.entry.id) }),
       })
     }
     return all.filter((p) => ids.includes(p.entry.id))
@@ -118,9 +124,8 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       if (!request.cursor) failIfNoProviderAnswered(merged.settled, outcomes)
       const results = merged.items.map(({ p, v, d }) => present(caller, p, v, d))
       return {
-        // Spec 2.1 names `results` among the list keys; `vehicles` says the same for readers of this endpoint.
+        // Spec 2.1 names `results` among the list keys; the list is there only (a `vehicles` copy was dropped, issue 21).
         results,
-        vehicles: results,
         pagination: merged.hasMore ? { hasMore: true, nextCursor: merged.nextCursor } : { hasMore: false },
         providers: outcomes,
       }
@@ -139,7 +144,7 @@ export function micromobilityVehicles(deps: VehiclesDeps) {
       if (vehicleToken) {
         const claim = deps.vehicleTokens.open(caller, vehicleToken)
         if (claim.v !== vehicleId)
-          throw new ApiError('NOT_FOUND', undefined, { vehicleToken: 'belongs to another vehicle' })
+          throw new ApiError('NOT_FOUND', undefined, { vehicleToken: detail('BELONGS_TO_ANOTHER_VEHICLE') })
       }
       const hit = await find(caller, (v) => v.vehicleId === vehicleId)
       if (!hit) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', vehicleId })
@@ -205,14 +210,16 @@ function zoneArea(q: ZoneAreaQuery): Box | undefined {
       Math.abs(minLat) > 90 ||
       Math.abs(maxLat) > 90
     ) {
-      throw new ApiError('INVALID_LOCATION', undefined, { bbox: 'must be minLon,minLat,maxLon,maxLat' })
+      throw new ApiError('INVALID_LOCATION', undefined, {
+        bbox: detail('BBOX_FORMAT', { format: 'minLon,minLat,maxLon,maxLat' }),
+      })
     }
     return [minLon, minLat, maxLon, maxLat]
   }
   if (q.latitude === undefined && q.longitude === undefined) return undefined
   if (q.latitude === undefined || q.longitude === undefined) {
     throw new ApiError('INVALID_REQUEST', undefined, {
-      [q.latitude === undefined ? 'latitude' : 'longitude']: 'is required with the other coordinate',
+      [q.latitude === undefined ? 'latitude' : 'longitude']: detail('REQUIRED_WITH_OTHER_COORDINATE'),
     })
   }
   const r = q.radiusMeters ?? q.radius ?? 1000

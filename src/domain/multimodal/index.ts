@@ -23,6 +23,7 @@ import { providerDisplay } from '../cars/present.ts'
 import type { micromobilityVehicles } from '../micromobility/vehicles.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { providerError } from '../providers/merged-pages.ts'
+import { presentAlerts } from '../public-transport/alert-view.ts'
 import { presentStop } from '../public-transport/stops.ts'
 import { multimodalTiles } from './tiles.ts'
 
@@ -141,7 +142,7 @@ export function createMultimodal(deps: MultimodalDeps) {
             seen.add(key)
             items.push({
               kind: 'DEPARTURE',
-              ...presentDeparture(d),
+              ...presentDeparture(p, d),
               stop,
               provider: { id: p.entry.id, name: p.entry.name },
               distanceFromSearch: Math.round(chosen[i].distanceMeters),
@@ -169,7 +170,7 @@ export function createMultimodal(deps: MultimodalDeps) {
       caller,
     )
     return {
-      items: found.vehicles.map((v) => ({ kind: 'VEHICLE' as const, ...v })),
+      items: found.results.map((v) => ({ kind: 'VEHICLE' as const, ...v })),
       providers: found.providers.map((p) => outcomeOf(p, caller.language)),
     }
   }
@@ -292,7 +293,7 @@ export function createMultimodal(deps: MultimodalDeps) {
 
 export type Multimodal = ReturnType<typeof createMultimodal>
 
-function presentDeparture(d: TransitDeparture): Omit<Departure, 'stop'> {
+function presentDeparture(p: Provider, d: TransitDeparture): Omit<Departure, 'stop'> {
   return {
     tripId: d.tripId,
     line: {
@@ -310,5 +311,6 @@ function presentDeparture(d: TransitDeparture): Omit<Departure, 'stop'> {
     ...(d.delaySeconds !== undefined ? { delaySeconds: d.delaySeconds } : {}),
     cancelled: d.cancelled,
     realtime: d.realtime,
+    alerts: presentAlerts(p, d.alerts),
   }
 }

@@ -14,24 +14,43 @@ import {
 } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { placeIdFor } from '../cars/locations.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
+import { LINES_MIN_ZOOM, transitLines } from './lines.ts'
+import { transitVehicleLayer } from './transit-vehicle-layer.ts'
 
 export const MAX_TILE_ZOOM = 22
 /** Tile coordinates run 0..4096; features up to 64 units (1/64 tile) outside are kept, so circles at edges draw whole. */
 export const TILE_EXTENT = 4096
 export const TILE_BUFFER = 64
-export const LAYERS = ['vehicles', 'stations', 'stops', 'zones'] as const
+export const LAYERS = ['lines', 'vehicles', 'stations', 'stops', 'zones', 'transit-vehicles'] as const
 export type LayerName = (typeof LAYERS)[number]
+/** The layers gathered per tile; `lines` comes from a cached index (lines.ts). */
+type GatheredLayer = Exclude<LayerName, 'lines'>
 
 /**
- * How much each layer shows by zoom, so a low-zoom tile (a whole country) stays cheap: zones from the start, a sample
- * of vehicles from z 6 (whole fleets from z 10), car stations from z 8, public-transport stops from z 12.
+ * How much each layer shows by zoom, so a low-zoom tile (a whole country) stays cheap: zones from the start, transit
+ * lines from z 5 (bus lines from z 9), a sample of vehicles from z 6 (whole fleets from z 10), car stations from z 8,
+ * public-transport stops from z 12, live transit vehicles from z 10.
  */
-export const LAYER_MIN_ZOOM: Record<LayerName, number> = { zones: 0, vehicles: 6, stations: 8, stops: 12 }
+export const LAYER_MIN_ZOOM: Record<LayerName, number> = {
+  zones: 0,
+  lines: LINES_MIN_ZOOM,
+  vehicles: 6,
+  stations: 8,
+  stops: 12,
+  'transit-vehicles': 10,
+}
 const FULL_FLEET_ZOOM = 10
 const SAMPLE_VEHICLES = 500
-const MAX_FEATURES: Record<LayerName, number> = { vehicles: 5_000, stations: 2_000, stops: 3_000, zones: 1_000 }
+const MAX_FEATURES: Record<GatheredLayer, number> = {
+  vehicles: 5_000,
+  stations: 2_000,
+  stops: 3_000,
+  zones: 1_000,
+  'transit-vehicles': 2_000,
+}
 
 export interface Bounds {
   west: number
@@ -137,13 +156,15 @@ export interface Tile {
 }
 
 /**
- * GET /multimodal/tiles/{z}/{x}/{y}.mvt: the tenant's vehicles, car stations, public-transport stops and zones inside
- * the tile (plus a small buffer), encoded as a Mapbox Vector Tile with geojson-vt and vt-pbf. A provider that fails
- * leaves its features out; the tile is still answered.
+ * GET /multimodal/tiles/{z}/{x}/{y}.mvt: the tenant's transit lines, vehicles, car stations, public-transport stops,
+ * zones and live transit vehicles (transit-vehicle-layer.ts) inside the tile (plus a small buffer), encoded as a
+ * Mapbox Vector Tile with geojson-vt and vt-pbf. A provider that fails leaves its features out; the tile is still answered.
  */
 export function multimodalTiles(deps: TileDeps) {
   const boxesOf = fleetBoxes()
   const call = deps.callProvider
+  const linesTile = transitLines({ ...deps, extent: TILE_EXTENT, buffer: TILE_BUFFER })
+  const transitVehicles = transitVehicleLayer(deps)
 
   async function vehicles(caller: Caller, z: number, b: Bounds): Promise<Feature[]> {
     const providers = eligibleProviders(deps.registry, caller, 'SEARCH', isMicromobilityConnector)
@@ -316,29 +337,40 @@ export function multimodalTiles(deps: TileDeps) {
     return features.sort((a, c) => order(a) - order(c)).slice(0, MAX_FEATURES.zones)
   }
 
-  const gather: Record<LayerName, (caller: Caller, z: number, b: Bounds) => Promise<Feature[]>> = {
+  const gather: Record<GatheredLayer, (caller: Caller, z: number, b: Bounds) => Promise<Feature[]>> = {
     vehicles,
     stations: (caller, _z, b) => stations(caller, b),
     stops: (caller, _z, b) => stops(caller, b),
     zones: (caller, _z, b) => zones(caller, b),
+    'transit-vehicles': (caller, _z, b) => transitVehicles(caller, b, MAX_FEATURES['transit-vehicles']),
   }
 
   return async function tile(z: number, x: number, y: number, caller: Caller): Promise<Tile> {
     if (!validTile(z, x, y)) {
       const max = 2 ** Math.min(Math.max(0, z), MAX_TILE_ZOOM) - 1
       throw new ApiError('INVALID_REQUEST', undefined, {
-        ...(z > MAX_TILE_ZOOM ? { z: `must be at most ${MAX_TILE_ZOOM}` } : {}),
-        ...(x > max ? { x: `must be between 0 and ${max} at zoom ${z}` } : {}),
-        ...(y > max ? { y: `must be between 0 and ${max} at zoom ${z}` } : {}),
+        ...(z > MAX_TILE_ZOOM ? { z: detail('MUST_BE_AT_MOST', { limit: MAX_TILE_ZOOM }) } : {}),
+        ...(x > max ? { x: detail('TILE_OUT_OF_RANGE', { max, zoom: z }) } : {}),
+        ...(y > max ? { y: detail('TILE_OUT_OF_RANGE', { max, zoom: z }) } : {}),
       })
     }
     const bounds = tileBounds(z, x, y, TILE_BUFFER)
-    const collected = await Promise.all(
-      LAYERS.map((layer) => (z >= LAYER_MIN_ZOOM[layer] ? gather[layer](caller, z, bounds) : Promise.resolve([]))),
-    )
+    const [lines, collected] = await Promise.all([
+      linesTile(caller, z, x, y),
+      Promise.all(
+        LAYERS.map((layer) =>
+          layer !== 'lines' && z >= LAYER_MIN_ZOOM[layer] ? gather[layer](caller, z, bounds) : Promise.resolve([]),
+        ),
+      ),
+    ])
     const layers: Record<string, { features: readonly unknown[] }> = {}
     const counts = {} as Record<LayerName, number>
     LAYERS.forEach((layer, i) => {
+      if (layer === 'lines') {
+        layers[layer] = { features: lines }
+        counts[layer] = lines.length
+        return
+      }
       const collection: FeatureCollection = { type: 'FeatureCollection', features: collected[i] }
       const encoded =
         collection.features.length === 0

@@ -3,6 +3,7 @@ import { later, type Resilience } from '../../connectors/resilience.ts'
 import { SANDBOX_SCENARIOS } from '../../connectors/sandbox/common.ts'
 import type { CallContext, Connector, Operation, Provider, Scenario } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
+import { detail, type Text } from '../../platform/i18n/texts.ts'
 import { outageIn } from '../../platform/outage.ts'
 import type { Tracing } from '../../platform/tracing.ts'
 import type { TenantRow } from '../../store/schema.ts'
@@ -41,14 +42,14 @@ export function parseScenarios(header: string | string[] | undefined, environmen
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '')
-  const invalid = (message: string) =>
+  const invalid = (message: Text) =>
     new ApiError('INVALID_REQUEST', undefined, { 'X-Sandbox-Scenario': message, knownScenarios: SCENARIO_NAMES })
-  if (parts.length > MAX_SCENARIOS) throw invalid(`must list at most ${MAX_SCENARIOS} scenarios`)
+  if (parts.length > MAX_SCENARIOS) throw invalid(detail('AT_MOST_SCENARIOS', { limit: MAX_SCENARIOS }))
   return parts.map((part) => {
     const [name, target, ...rest] = part.split(':')
     if (rest.length > 0 || !/^[a-z0-9-]+$/.test(name) || (target !== undefined && !/^[A-Za-z0-9_.-]+$/.test(target)))
-      throw invalid(`"${part.slice(0, 100)}" is not <scenario> or <scenario>:<providerId>`)
-    if (!SCENARIO_NAMES.includes(name)) throw invalid(`"${name.slice(0, 100)}" is not a known scenario`)
+      throw invalid(detail('SCENARIO_SYNTAX', { value: part.slice(0, 100) }))
+    if (!SCENARIO_NAMES.includes(name)) throw invalid(detail('UNKNOWN_SCENARIO', { value: name.slice(0, 100) }))
     return target ? { name, target } : { name }
   })
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
 import { ApiError, type ErrorCode, isApiError } from '../../http/errors.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { outageIn } from '../../platform/outage.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
+import { type TokenKind, tokenContext, tokenError } from '../token-diagnosis.ts'
 
 /** Spec 8: a cursor session lasts 30 minutes, renewed at each page request. */
 export const CURSOR_SESSION_MS = 30 * 60 * 1000
@@ -47,8 +49,8 @@ export const paramsHash = (params: unknown) => createHash('sha256').update(JSON.
  */
 export async function mergedPage<T>(options: {
   tokens: TokenCipher
-  /** Binds the cursor to the tenant, environment and endpoint. */
-  context: string
+  /** Binds the cursor to the tenant, environment and list (endpoint). */
+  context: { kind: TokenKind; tenantId: string; environment: string }
   cursor: string | undefined
   params: unknown
   now: Date
@@ -56,18 +58,20 @@ export async function mergedPage<T>(options: {
   sources: PageSource<T>[]
   compare: (a: T, b: T) => number
 }): Promise<MergedPage<T>> {
-  const { tokens, context, limit, sources, now } = options
+  const { tokens, limit, sources, now } = options
+  const { kind, tenantId, environment } = options.context
+  const context = tokenContext(kind, tenantId, environment)
   const h = paramsHash(options.params)
   let served: Record<string, number> = {}
   let retries: Record<string, number> = {}
   if (options.cursor) {
     const claim = tokens.open<Claim>(context, options.cursor)
     if (!claim || typeof claim.c !== 'object' || claim.c === null)
-      throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
+      throw tokenError('INVALID_CURSOR', tokens, kind, { tenantId, environment }, options.cursor, 'cursor')
     // Changed parameters start a fresh first page silently.
     if (claim.h === h) {
       if (now.getTime() - claim.t > CURSOR_SESSION_MS)
-        throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
+        throw new ApiError('INVALID_CURSOR', undefined, { cursor: detail('HAS_EXPIRED'), reason: 'CURSOR_EXPIRED' })
       served = claim.c
       retries = claim.r ?? {}
     }

@@ -5,12 +5,15 @@ import type { TokenCipher } from '../../platform/tokens.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { TenantRow } from '../../store/schema.ts'
 import type { OfferTokens } from '../cars/offer-tokens.ts'
+import type { Publish } from '../event-publishing.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import type { CallProvider } from '../providers/calls.ts'
+import { publicTransportAlerts } from './alerts.ts'
 import { publicTransportJourneys } from './journeys.ts'
 import { publicTransportStops } from './stops.ts'
 import { publicTransportSubscriptions } from './subscriptions.ts'
 import { publicTransportTickets } from './tickets.ts'
+import { publicTransportVehicles } from './vehicles.ts'
 
 export type PublicTransportJourneysFn = ReturnType<typeof publicTransportJourneys>
 
@@ -30,8 +33,16 @@ export function createPublicTransport(deps: {
   tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
   clock: () => Date
   log: JobsLogger
+  /** Status changes once recorded (tickets issued, bookings and subscriptions cancelled, subscriptions created). */
+  publish: Publish
 }) {
-  const followUpDeps = { jobs: deps.jobs, tenants: deps.tenants, clock: deps.clock, log: deps.log }
+  const followUpDeps = {
+    jobs: deps.jobs,
+    tenants: deps.tenants,
+    clock: deps.clock,
+    log: deps.log,
+    publish: deps.publish,
+  }
   const stops = publicTransportStops({
     registry: deps.registry,
     callProvider: deps.callProvider,
@@ -40,6 +51,12 @@ export function createPublicTransport(deps: {
   })
   return {
     stops,
+    vehicles: publicTransportVehicles({
+      registry: deps.registry,
+      callProvider: deps.callProvider,
+      tokens: deps.tokens,
+      timeoutMs: deps.timeoutMs,
+    }),
     journeys: publicTransportJourneys({
       stops,
       callProvider: deps.callProvider,
@@ -56,6 +73,12 @@ export function createPublicTransport(deps: {
       repo: deps.repo,
       offerTokenTtlSeconds: deps.offerTokenTtlSeconds,
       ...followUpDeps,
+    }),
+    alerts: publicTransportAlerts({
+      stops,
+      callProvider: deps.callProvider,
+      tokens: deps.tokens,
+      timeoutMs: deps.timeoutMs,
     }),
     subscriptions: publicTransportSubscriptions({
       stops,

@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto'
 import type { Journey, JourneyRequest, TicketOffer } from '../../api/public-transport/schemas.ts'
 import type { JourneyEnd, ProviderTicketOffer, TransitJourney, TravellerCategory } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { resolveLocation } from '../cars/locations.ts'
 import type { OfferTokens } from '../cars/offer-tokens.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, providerOutcome } from '../providers/merged-pages.ts'
+import { presentAlerts } from './alert-view.ts'
 import { lineOf, type PtProvider, type PublicTransportStops, scopedStopId, splitStopId } from './stops.ts'
 
 /** Journeys each provider is asked to plan, at most. */
@@ -111,19 +113,22 @@ export function publicTransportJourneys(deps: JourneyDeps) {
           }
         : {}),
       ...(leg.distanceMeters !== undefined ? { distanceMeters: Math.round(leg.distanceMeters) } : {}),
+      alerts: presentAlerts(p, leg.alerts),
     })),
     ticketOffers: offers,
   })
 
   return async function journeys(request: JourneyRequest, caller: Caller) {
     if (request.departAt && request.arriveBy) {
-      throw new ApiError('INVALID_REQUEST', undefined, { arriveBy: 'send departAt or arriveBy, not both' })
+      throw new ApiError('INVALID_REQUEST', undefined, {
+        arriveBy: detail('SEND_ONE_NOT_BOTH', { first: 'departAt', second: 'arriveBy' }),
+      })
     }
     const origin = await end(request.origin, 'origin', caller)
     const destination = await end(request.destination, 'destination', caller)
     if (origin.providerId && destination.providerId && origin.providerId !== destination.providerId) {
       throw new ApiError('INVALID_REQUEST', undefined, {
-        destination: 'origin and destination stops belong to different providers',
+        destination: detail('STOPS_OF_DIFFERENT_PROVIDERS'),
       })
     }
     const only = origin.providerId ?? destination.providerId

@@ -9,10 +9,12 @@ import {
   type TransitStop,
 } from '../../connectors/types.ts'
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { providersFor } from '../providers/directory.ts'
 import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'
+import { presentAlerts, publishesAlerts } from './alert-view.ts'
 
 export type PtProvider = Provider & { connector: PublicTransportConnector }
 
@@ -65,6 +67,7 @@ export function presentDeparture(p: Provider, d: TransitDeparture): Departure {
     ...(d.delaySeconds !== undefined ? { delaySeconds: d.delaySeconds } : {}),
     cancelled: d.cancelled,
     realtime: d.realtime,
+    alerts: presentAlerts(p, d.alerts),
   }
 }
 
@@ -78,7 +81,12 @@ export interface StopQuery {
   cursor?: string
 }
 
-const cursorContext = (caller: Caller) => `stops-cursor|${caller.tenant.id}|${caller.environment}`
+/** Cursors of this list (src/domain/token-diagnosis.ts). */
+const cursorContext = (caller: Caller) => ({
+  kind: 'stops-cursor' as const,
+  tenantId: caller.tenant.id,
+  environment: caller.environment,
+})
 
 /** GET /public-transport/stops and departures (spec 4.3; DECISIONS "Public transport"). */
 export function publicTransportStops(deps: {
@@ -87,7 +95,7 @@ export function publicTransportStops(deps: {
   tokens: TokenCipher
   timeoutMs: number
 }) {
-  const providersOf = (caller: Caller, operation: 'STOPS' | 'DEPARTURES' | 'JOURNEYS') =>
+  const providersOf = (caller: Caller, operation: 'STOPS' | 'DEPARTURES' | 'JOURNEYS' | 'ALERTS') =>
     eligibleProviders(deps.registry, caller, operation, isPublicTransportConnector)
   const call = <T>(
     caller: Caller,
@@ -96,7 +104,7 @@ export function publicTransportStops(deps: {
     fn: (c: PublicTransportConnector, ctx: Parameters<PublicTransportConnector['stopById']>[1]) => Promise<T>,
   ) => deps.callProvider(caller, p, op, deps.timeoutMs, fn, true)
 
-  function providerById(caller: Caller, id: string, operation: 'STOPS' | 'DEPARTURES' | 'JOURNEYS') {
+  function providerById(caller: Caller, id: string, operation: 'STOPS' | 'DEPARTURES' | 'JOURNEYS' | 'ALERTS') {
     const p = providersOf(caller, operation).find((x) => x.entry.id === id)
     if (p) return p
     // Spec 4.5: under retention NONE a provider that needs a stored booking answers 403, not "unknown".
@@ -114,11 +122,11 @@ export function publicTransportStops(deps: {
       const byCoordinates = q.latitude !== undefined || q.longitude !== undefined
       if (byCoordinates && (q.latitude === undefined || q.longitude === undefined)) {
         throw new ApiError('INVALID_LOCATION', undefined, {
-          [q.latitude === undefined ? 'latitude' : 'longitude']: 'is required with the other coordinate',
+          [q.latitude === undefined ? 'latitude' : 'longitude']: detail('REQUIRED_WITH_OTHER_COORDINATE'),
         })
       }
       if (!byCoordinates && !q.query) {
-        throw new ApiError('INVALID_REQUEST', undefined, { query: 'send a text query, or latitude and longitude' })
+        throw new ApiError('INVALID_REQUEST', undefined, { query: detail('SEND_QUERY_OR_COORDINATES') })
       }
       const limit = q.limit ?? 20
       const paged = byCoordinates || q.provider !== undefined
@@ -189,7 +197,20 @@ export function publicTransportStops(deps: {
       const list = await call(caller, p, 'departures', (c, ctx) =>
         c.departures(scoped.stopId, from, q.limit ?? 20, ctx),
       )
-      return { stop: presentStop(p, stop), departures: list.map((d) => presentDeparture(p, d)) }
+      // A closure of the stop shows on the board even when it lists no departures.
+      const last = list.reduce((at, d) => Math.max(at, (d.estimated ?? d.scheduled).getTime()), from.getTime())
+      const boardAlerts = publishesAlerts(p)
+        ? await call(caller, p, 'alerts', (c, ctx) =>
+            c.alerts
+              ? c.alerts({ stopId: scoped.stopId, from, until: new Date(last), stopWide: true }, ctx)
+              : Promise.resolve([]),
+          ).catch(() => [])
+        : []
+      return {
+        stop: presentStop(p, stop),
+        departures: list.map((d) => presentDeparture(p, d)),
+        alerts: presentAlerts(p, boardAlerts),
+      }
     },
   }
 }

@@ -2,15 +2,18 @@ import { randomBytes } from 'node:crypto'
 import type { Subscription } from '../../api/public-transport/schemas.ts'
 import type { ProviderSubscription, SubscriptionHolder, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
 import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
+import type { Publish } from '../event-publishing.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, providerOutcome } from '../providers/merged-pages.ts'
 import type { Environment } from '../tenants/permissions.ts'
+import { notFoundOrOtherEnvironment } from '../token-diagnosis.ts'
 import type { PtProvider, PublicTransportStops } from './stops.ts'
 
 const BUDGET_MS = 15_000
@@ -48,6 +51,8 @@ export function publicTransportSubscriptions(deps: {
   tenants: { findTenant(id: string): Promise<TenantRow | undefined> }
   clock: () => Date
   log: JobsLogger
+  /** public-transport.subscription.created and .cancelled, once recorded. */
+  publish: Publish
 }) {
   const sellers = (caller: Caller) =>
     deps.stops
@@ -94,6 +99,8 @@ export function publicTransportSubscriptions(deps: {
       providerReference: s.reference,
       productId: row.productId,
       productName: record.productName,
+      traveller: masked(record.holder),
+      // Issue 21: the old name, beside the new one until the deprecation period ends.
       holder: masked(record.holder),
       price: s.price,
       startDate: s.startDate,
@@ -107,10 +114,16 @@ export function publicTransportSubscriptions(deps: {
 
   async function load(caller: Caller, id: string) {
     requireStorage(caller)
-    const row = /^sub_[A-Za-z0-9]{16}$/.test(id)
-      ? await deps.repo.findSubscription(caller.tenant.id, caller.environment, id)
-      : undefined
-    if (!row) throw new ApiError('SUBSCRIPTION_NOT_FOUND', undefined, { subscriptionId: id })
+    const wellFormed = /^sub_[A-Za-z0-9]{16}$/.test(id)
+    const row = wellFormed ? await deps.repo.findSubscription(caller.tenant.id, caller.environment, id) : undefined
+    if (!row) {
+      throw await notFoundOrOtherEnvironment(
+        'SUBSCRIPTION_NOT_FOUND',
+        { subscriptionId: id },
+        caller.environment,
+        async (env) => wellFormed && (await deps.repo.findSubscription(caller.tenant.id, env, id)) !== undefined,
+      )
+    }
     const p = sellers(caller).find((x) => x.entry.id === row.providerId)
     if (!p)
       throw new ApiError('PROVIDER_ERROR', undefined, {
@@ -122,8 +135,10 @@ export function publicTransportSubscriptions(deps: {
   }
 
   /**
-   * The stored copy brought in step with the provider's; written only when something changed (`updatedAt`). After a
-   * cancellation (`afterCancel`) the write is retried, and when the store keeps failing a job writes it.
+   * The stored copy brought in step with the provider's; written only when something changed (`updatedAt`), as a
+   * compare-and-set on the row's version, so a cancellation is announced once (by the write that lands). A read that
+   * loses to another write yields to it. After a cancellation (`afterCancel`) the write is retried over the newer row,
+   * and when the store keeps failing a job writes it.
    */
   const refresh = async (
     caller: Caller,
@@ -131,32 +146,58 @@ export function publicTransportSubscriptions(deps: {
     fresh: ProviderSubscription,
     afterCancel = false,
   ): Promise<SubscriptionRow> => {
-    const stored = (row.record as { subscription?: unknown }).subscription
-    if (fresh.status === row.status && sameAsStored(fresh, stored)) return row
-    const record = { ...(row.record as object), subscription: fresh }
-    const write = () => deps.repo.updateSubscription(row.id, { status: fresh.status, record }, caller.now)
-    if (!afterCancel) return (await write())!
-    try {
-      return (await retryWrite(write))!
-    } catch (error) {
-      deps.log.warn({ err: error, subscriptionId: row.id }, 'subscription cancellation not recorded; a job records it')
-      const job: RecordSubscription = {
-        subscriptionId: row.id,
-        tenantId: caller.tenant.id,
-        environment: caller.environment,
+    let current = row
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const stored = (current.record as { subscription?: unknown }).subscription
+      if (fresh.status === current.status && sameAsStored(fresh, stored)) return current
+      const record = { ...(current.record as object), subscription: fresh }
+      const base = current
+      const write = () =>
+        deps.repo.updateSubscription(base.id, base.version, { status: fresh.status, record }, caller.now)
+      let updated: SubscriptionRow | undefined
+      if (!afterCancel) updated = await write()
+      else {
+        try {
+          updated = await retryWrite(write)
+        } catch (error) {
+          deps.log.warn(
+            { err: error, subscriptionId: row.id },
+            'subscription cancellation not recorded; a job records it',
+          )
+          const job: RecordSubscription = {
+            subscriptionId: row.id,
+            tenantId: caller.tenant.id,
+            environment: caller.environment,
+          }
+          const outcome = await followUp(
+            JOB_RECORD_SUBSCRIPTION,
+            recordJobId(row.id),
+            { ...job },
+            {
+              delayMs: 0,
+              inline: () => recordSubscription(job),
+            },
+          )
+          if (outcome === 'failed') throw notRecorded({ subscriptionId: row.id })
+          return { ...base, status: fresh.status, record, updatedAt: caller.now }
+        }
       }
-      const outcome = await followUp(
-        JOB_RECORD_SUBSCRIPTION,
-        recordJobId(row.id),
-        { ...job },
-        {
-          delayMs: 0,
-          inline: () => recordSubscription(job),
-        },
-      )
-      if (outcome === 'failed') throw notRecorded({ subscriptionId: row.id })
-      return { ...row, status: fresh.status, record, updatedAt: caller.now }
+      if (updated) {
+        if (updated.status === 'CANCELLED' && base.status !== 'CANCELLED')
+          await deps.publish(
+            'public-transport.subscription.cancelled',
+            caller.tenant,
+            caller.environment,
+            present(updated, fresh),
+          )
+        return updated
+      }
+      const latest = await deps.repo.findSubscription(caller.tenant.id, caller.environment, row.id)
+      if (!latest) throw new ApiError('SUBSCRIPTION_NOT_FOUND', undefined, { subscriptionId: row.id })
+      if (!afterCancel) return latest
+      current = latest
     }
+    return current
   }
 
   const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
@@ -188,7 +229,9 @@ export function publicTransportSubscriptions(deps: {
       if (error.code !== 'SUBSCRIPTION_NOT_CANCELLABLE') throw error
       deps.log.warn({ subscriptionId: job.row.id }, 'subscription could not be withdrawn; recording it instead')
       const now = deps.clock()
-      await deps.repo.insertSubscription({ ...job.row, createdAt: now, updatedAt: now })
+      const row = await deps.repo.insertSubscription({ ...job.row, createdAt: now, updatedAt: now })
+      // The client was told NOT_RECORDED; the subscription it has after all is announced.
+      await deps.publish('public-transport.subscription.created', caller.tenant, caller.environment, present(row))
     }
   }
 
@@ -219,11 +262,11 @@ export function publicTransportSubscriptions(deps: {
     },
 
     async create(
-      input: { productId: string; provider?: string; holder: SubscriptionHolder; startDate: string; pin?: string },
+      input: { productId: string; provider?: string; traveller: SubscriptionHolder; startDate: string; pin?: string },
       caller: Caller,
     ) {
       requireStorage(caller)
-      checkDateOfBirth(input.holder.dateOfBirth, caller.now, 'holder.dateOfBirth')
+      checkDateOfBirth(input.traveller.dateOfBirth, caller.now, 'traveller.dateOfBirth')
       const candidates = sellers(caller).filter((p) => !input.provider || p.entry.id === input.provider)
       const answers = await Promise.allSettled(
         candidates.map((p) => call(caller, p, 'products', (t, ctx) => t.products(ctx))),
@@ -244,13 +287,16 @@ export function publicTransportSubscriptions(deps: {
         })
       if (selling.length > 1) {
         throw new ApiError('INVALID_REQUEST', undefined, {
-          provider: `several providers sell ${input.productId}: ${selling.map((s) => s.p.entry.id).join(', ')}`,
+          provider: detail('SEVERAL_PROVIDERS_SELL', {
+            productId: input.productId,
+            providers: selling.map((s) => s.p.entry.id),
+          }),
         })
       }
       const { p, products } = selling[0]
       const product = products.find((x) => x.productId === input.productId)!
       const created = await call(caller, p, 'subscribe', (t, ctx) =>
-        t.subscribe(input.productId, input.holder, input.startDate, input.pin, ctx),
+        t.subscribe(input.productId, input.traveller, input.startDate, input.pin, ctx),
       )
       const newRow = {
         id: `sub_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x').slice(0, 16)}`,
@@ -260,8 +306,12 @@ export function publicTransportSubscriptions(deps: {
         providerReference: created.reference,
         productId: input.productId,
         status: created.status,
+        // The service's clock, as every later write uses.
+        createdAt: caller.now,
+        updatedAt: caller.now,
         record: {
-          holder: input.holder,
+          // Stored under the old name (records written before issue 21 read as they are).
+          holder: input.traveller,
           productName: product.name,
           providerName: p.entry.name,
           subscription: created,
@@ -293,7 +343,9 @@ export function publicTransportSubscriptions(deps: {
         )
         throw notRecorded({})
       })
-      return present(row)
+      const subscription = present(row)
+      await deps.publish('public-transport.subscription.created', caller.tenant, caller.environment, subscription)
+      return subscription
     },
 
     async list(page: number, limit: number, caller: Caller) {

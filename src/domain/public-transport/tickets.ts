@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { PtBooking } from '../../api/public-transport/schemas.ts'
-import type { Price } from '../../api/shared/schemas.ts'
-import type { ProviderTicket, ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
+import type { Person, Price } from '../../api/shared/schemas.ts'
+import type { ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { PtBookingRow } from '../../store/schema.ts'
@@ -21,10 +22,15 @@ import {
 } from '../after-confirm.ts'
 import { BOOKING_ID, newBookingId } from '../cars/booking-view.ts'
 import type { OfferClaim, OfferTokens } from '../cars/offer-tokens.ts'
+import type { Publish } from '../event-publishing.ts'
+import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import type { Environment } from '../tenants/permissions.ts'
+import { notFoundOrOtherEnvironment } from '../token-diagnosis.ts'
+import { WATCH_JOB_ID, watchAgain } from '../watch.ts'
 import { offerFields } from './journeys.ts'
 import type { PtProvider, PublicTransportStops } from './stops.ts'
+import { presentTicketBooking } from './ticket-view.ts'
 
 const BUDGET_MS = 15_000
 const LOCK_MS = 60_000
@@ -37,10 +43,28 @@ export interface TicketDeps extends AfterConfirmDeps {
   offerTokens: OfferTokens
   repo: PublicTransportRepo
   offerTokenTtlSeconds: number
+  /** Status changes once recorded (public-transport.ticket.issued, public-transport.booking.cancelled). */
+  publish: Publish
 }
 
 export const JOB_UNDO_TICKETS = 'public-transport.undo-booking'
 export const JOB_RECORD_TICKETS = 'public-transport.record-booking'
+/** Reads a booking whose tickets are being issued again, so their issue is recorded and announced without a client read. */
+export const JOB_WATCH_TICKETS = 'public-transport.watch-tickets'
+/** A write that keeps losing to other writes (compare-and-set) gives up after this many tries. */
+const MAX_WRITE_ATTEMPTS = 3
+
+/** A booking with tickets still PENDING to read again (the job's payload). */
+interface WatchTickets {
+  bookingId: string
+  tenantId: string
+  environment: Environment
+  round: number
+}
+
+const issuedIds = (b: { tickets?: { ticketId: string; status: string }[] } | undefined) =>
+  new Set((b?.tickets ?? []).filter((t) => t.status === 'ISSUED').map((t) => t.ticketId))
+const hasPending = (b: ProviderTicketBooking) => b.tickets.some((t) => t.status === 'PENDING')
 
 /** Tickets the provider sold but the service could not record; a retry with the token takes them over meanwhile. */
 interface UndoTickets extends UndoAtProvider {
@@ -59,19 +83,6 @@ const undoJobId = (nonce: string) => `undo_tickets_${nonce}`
 /** Spec 7.2's 409 INTERNAL_ERROR: another request is at it; retry. */
 const inProgress = () =>
   new ApiError('INTERNAL_ERROR', undefined, { reason: 'BOOKING_IN_PROGRESS', retryable: true }, { status: 409 })
-
-const presentTicket = (t: ProviderTicket) => ({
-  ticketId: t.ticketId,
-  status: t.status,
-  productName: t.productName,
-  travellerCategory: t.travellerCategory,
-  ...(t.holderName ? { holderName: t.holderName } : {}),
-  validFrom: t.validFrom.toISOString(),
-  validUntil: t.validUntil.toISOString(),
-  ...(t.format ? { format: t.format } : {}),
-  ...(t.data ? { data: t.data } : {}),
-  ...(t.issuedAt ? { issuedAt: t.issuedAt.toISOString() } : {}),
-})
 
 /** Prebook, book, read, cancel and tickets of public-transport journeys (TOMP-like purchase and after-sales). */
 export function publicTransportTickets(deps: TicketDeps) {
@@ -96,86 +107,109 @@ export function publicTransportTickets(deps: TicketDeps) {
       throw new ApiError('DATA_RETENTION_NONE', undefined, { reason: 'PROVIDER_NEEDS_STORED_BOOKING' })
   }
 
-  const present = (
-    row: PtBookingRow,
-    p: { entry: { id: string; name: string } },
-    b: ProviderTicketBooking,
-    customer: PtBooking['customer'],
-  ): PtBooking => ({
-    bookingId: row.id,
-    status: b.status,
-    provider: { id: p.entry.id, name: p.entry.name },
-    providerReference: b.reference,
-    customer,
-    offers: b.offers.map((o) => offerFields(p as PtProvider, o)),
-    total: b.total,
-    tickets: b.tickets.map(presentTicket),
-    ...(b.cancellation
-      ? {
-          cancellation: {
-            cancelledAt: b.cancellation.cancelledAt.toISOString(),
-            fee: b.cancellation.fee,
-            refund: b.cancellation.refund,
-          },
-        }
-      : {}),
-    statusHistory: row.statusHistory,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  })
+  const present = presentTicketBooking
 
   async function locate(caller: Caller, bookingId: string) {
-    const row = BOOKING_ID.test(bookingId)
-      ? await deps.repo.findBooking(caller.tenant.id, caller.environment, bookingId)
-      : undefined
-    if (!row) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId })
+    const wellFormed = BOOKING_ID.test(bookingId)
+    const row = wellFormed ? await deps.repo.findBooking(caller.tenant.id, caller.environment, bookingId) : undefined
+    if (!row) {
+      throw await notFoundOrOtherEnvironment(
+        'NOT_FOUND',
+        { resource: 'booking', bookingId },
+        caller.environment,
+        async (env) => wellFormed && (await deps.repo.findBooking(caller.tenant.id, env, bookingId)) !== undefined,
+      )
+    }
     return row
   }
 
   /**
-   * Brings the stored booking in step with the provider's. After a cancellation (`afterCancel`) the write is
-   * retried, and when the store keeps failing a job writes it; the answer is the provider's meanwhile.
+   * What a recorded write announces: tickets the provider issued since the stored copy (one event for the booking),
+   * and a cancellation. Called by the one writer whose compare-and-set won, so each is announced once.
+   */
+  async function announce(
+    caller: Caller,
+    p: PtProvider,
+    before: PtBookingRow,
+    after: PtBookingRow,
+    fresh: ProviderTicketBooking,
+  ) {
+    const wasIssued = issuedIds((before.record as { booking?: ProviderTicketBooking }).booking)
+    const booking = () => present(after, p, fresh, travellerOf(after))
+    if (fresh.tickets.some((t) => t.status === 'ISSUED' && !wasIssued.has(t.ticketId)))
+      await deps.publish('public-transport.ticket.issued', caller.tenant, caller.environment, booking())
+    if (after.status === 'CANCELLED' && before.status !== 'CANCELLED')
+      await deps.publish('public-transport.booking.cancelled', caller.tenant, caller.environment, booking())
+  }
+
+  /**
+   * Brings the stored booking in step with the provider's, as a compare-and-set on the row's version. A read that
+   * loses to another write yields to it (what it read may be older). After a cancellation (`afterCancel`) the write
+   * is retried over the newer row, and when the store keeps failing a job writes it; the answer is the provider's
+   * meanwhile.
    */
   async function sync(
     caller: Caller,
+    p: PtProvider,
     row: PtBookingRow,
     fresh: ProviderTicketBooking,
     reason?: string,
     afterCancel = false,
   ): Promise<PtBookingRow> {
-    // Nothing changed (a read, a repeated cancel): nothing is written, so updatedAt stays when it happened.
-    const stored = (row.record as { booking?: unknown }).booking
-    if (fresh.status === row.status && sameAsStored(fresh, stored)) return row
-    const history = [...row.statusHistory]
-    if (fresh.status !== row.status)
-      history.push({ status: fresh.status, time: caller.now.toISOString(), ...(reason ? { reason } : {}) })
-    const record = { ...(row.record as object), booking: fresh }
-    const write = () =>
-      deps.repo.updateBooking(row.id, { status: fresh.status, statusHistory: history, record }, caller.now)
-    if (!afterCancel) return (await write())!
-    try {
-      return (await retryWrite(write))!
-    } catch (error) {
-      deps.log.warn({ err: error, bookingId: row.id }, 'ticket cancellation not recorded; a job records it')
-      const job: RecordTickets = {
-        bookingId: row.id,
-        tenantId: caller.tenant.id,
-        environment: caller.environment,
-        ...(reason ? { reason } : {}),
+    let current = row
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      // Nothing changed (a read, a repeated cancel): nothing is written, so updatedAt stays when it happened.
+      const stored = (current.record as { booking?: unknown }).booking
+      if (fresh.status === current.status && sameAsStored(fresh, stored)) return current
+      const history = [...current.statusHistory]
+      if (fresh.status !== current.status)
+        history.push({ status: fresh.status, time: caller.now.toISOString(), ...(reason ? { reason } : {}) })
+      const record = { ...(current.record as object), booking: fresh }
+      const base = current
+      const write = () =>
+        deps.repo.updateBooking(
+          base.id,
+          base.version,
+          { status: fresh.status, statusHistory: history, record },
+          caller.now,
+        )
+      let updated: PtBookingRow | undefined
+      if (!afterCancel) updated = await write()
+      else {
+        try {
+          updated = await retryWrite(write)
+        } catch (error) {
+          deps.log.warn({ err: error, bookingId: row.id }, 'ticket cancellation not recorded; a job records it')
+          const job: RecordTickets = {
+            bookingId: row.id,
+            tenantId: caller.tenant.id,
+            environment: caller.environment,
+            ...(reason ? { reason } : {}),
+          }
+          const outcome = await followUp(
+            JOB_RECORD_TICKETS,
+            recordJobId(row.id),
+            { ...job },
+            {
+              delayMs: 0,
+              inline: () => recordTickets(job),
+            },
+          )
+          // The provider answers a repeated cancellation the same way, so the client's retry records it.
+          if (outcome === 'failed') throw notRecorded({ bookingId: row.id })
+          return { ...base, status: fresh.status, statusHistory: history, record, updatedAt: caller.now }
+        }
       }
-      const outcome = await followUp(
-        JOB_RECORD_TICKETS,
-        recordJobId(row.id),
-        { ...job },
-        {
-          delayMs: 0,
-          inline: () => recordTickets(job),
-        },
-      )
-      // The provider answers a repeated cancellation the same way, so the client's retry records it.
-      if (outcome === 'failed') throw notRecorded({ bookingId: row.id })
-      return { ...row, status: fresh.status, statusHistory: history, record, updatedAt: caller.now }
+      if (updated) {
+        await announce(caller, p, base, updated, fresh)
+        return updated
+      }
+      const latest = await deps.repo.findBooking(caller.tenant.id, caller.environment, row.id)
+      if (!latest) throw new ApiError('NOT_FOUND', undefined, { resource: 'booking', bookingId: row.id })
+      if (!afterCancel) return latest
+      current = latest
     }
+    return current
   }
 
   const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
@@ -186,8 +220,22 @@ export function publicTransportTickets(deps: TicketDeps) {
     if (!row) return
     const { p, ticketing } = ticketingOf(caller, row.providerId, 'BOOK')
     const fresh = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(row.providerReference, ctx))
-    await sync(caller, row, fresh, job.reason)
+    await sync(caller, p, row, fresh, job.reason)
   }
+
+  /** Reads a booking whose tickets were PENDING again; their issue is recorded and announced by sync. */
+  async function watchTickets(job: WatchTickets) {
+    const row = await deps.repo.findBooking(job.tenantId, job.environment, job.bookingId)
+    const stored = (row?.record as { booking?: ProviderTicketBooking } | undefined)?.booking
+    if (!row || row.status === 'CANCELLED' || (stored && !hasPending(stored))) return
+    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
+    const { p, ticketing } = ticketingOf(caller, row.providerId, 'BOOK')
+    const fresh = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(row.providerReference, ctx))
+    await sync(caller, p, row, fresh)
+    if (fresh.status !== 'CANCELLED' && hasPending(fresh)) await watch({ ...job, round: job.round + 1 })
+  }
+  const watch = (job: WatchTickets) =>
+    watchAgain(deps.jobs, deps.clock, JOB_WATCH_TICKETS, WATCH_JOB_ID.tickets(job.bookingId, job.round), job, job.round)
 
   async function cancelAtProvider(job: UndoTickets) {
     const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
@@ -209,6 +257,7 @@ export function publicTransportTickets(deps: TicketDeps) {
 
   deps.jobs.register<UndoTickets>(JOB_UNDO_TICKETS, (payload, job) => undoTickets(payload, `${job.id}:${job.attempt}`))
   deps.jobs.register<RecordTickets>(JOB_RECORD_TICKETS, (payload) => recordTickets(payload))
+  deps.jobs.register<WatchTickets>(JOB_WATCH_TICKETS, (payload) => watchTickets(payload))
 
   /** Tickets an earlier attempt with this token bought and could not record, while their undo has not run. */
   async function leftOver(caller: Caller, p: PtProvider, ticketing: TransitTicketing, nonce: string) {
@@ -221,7 +270,8 @@ export function publicTransportTickets(deps: TicketDeps) {
     return booked.status === 'CANCELLED' ? undefined : { booked, bookingId: undo.bookingId }
   }
 
-  const customerOf = (row: PtBookingRow) => (row.record as { customer: PtBooking['customer'] }).customer
+  // Stored under the old name `customer` (records written before issue 21 read as they are).
+  const travellerOf = (row: PtBookingRow) => (row.record as { customer: Person }).customer
 
   /**
    * A provider answering NOT_FOUND for a booking the service holds has lost its record: not 404 (the booking exists
@@ -240,7 +290,8 @@ export function publicTransportTickets(deps: TicketDeps) {
           status: row.status,
           provider: { id: p.entry.id, name: p.entry.name },
           providerReference: row.providerReference,
-          customer: customerOf(row),
+          traveller: travellerOf(row),
+          customer: travellerOf(row),
           statusHistory: row.statusHistory,
           createdAt: row.createdAt.toISOString(),
           updatedAt: row.updatedAt.toISOString(),
@@ -251,8 +302,12 @@ export function publicTransportTickets(deps: TicketDeps) {
   return {
     async prebook(input: { offerToken?: string; offerTokens?: string[] }, caller: Caller) {
       if ((input.offerToken === undefined) === (input.offerTokens === undefined)) {
-        const message = input.offerToken === undefined ? 'is required' : 'send offerToken or offerTokens, not both'
-        throw new ApiError('INVALID_REQUEST', undefined, { offerToken: message })
+        // Either field will do, so the answer names both (issue 21).
+        const message =
+          input.offerToken === undefined
+            ? 'one of offerTokens or offerToken is required'
+            : 'send offerTokens or offerToken, not both'
+        throw new ApiError('INVALID_REQUEST', undefined, { offerTokens: message, offerToken: message })
       }
       const tokens = input.offerTokens ?? [input.offerToken as string]
       const claims: OfferClaim[] = tokens.map((t, i) =>
@@ -269,7 +324,7 @@ export function publicTransportTickets(deps: TicketDeps) {
         if (c.d !== undefined && c.d < caller.now.getTime()) {
           const field = input.offerTokens ? `offerTokens[${i}]` : 'offerToken'
           throw new ApiError('OFFER_EXPIRED', undefined, {
-            [field]: 'is for a journey that has left',
+            [field]: detail('JOURNEY_HAS_LEFT'),
             reason: 'DEPARTED',
             departure: new Date(c.d).toISOString(),
           })
@@ -281,13 +336,13 @@ export function publicTransportTickets(deps: TicketDeps) {
         const earlier = first.get(c.n)
         if (earlier !== undefined)
           throw new ApiError('INVALID_REQUEST', undefined, {
-            [`offerTokens[${i}]`]: `is the same offer as offerTokens[${earlier}]`,
+            [`offerTokens[${i}]`]: detail('SAME_OFFER_AS', { field: `offerTokens[${earlier}]` }),
           })
         first.set(c.n, i)
       })
       const providerId = claims[0].p
       if (claims.some((c) => c.p !== providerId))
-        throw new ApiError('INVALID_REQUEST', undefined, { offerTokens: 'all offers must come from one provider' })
+        throw new ApiError('INVALID_REQUEST', undefined, { offerTokens: detail('OFFERS_OF_ONE_PROVIDER') })
       const { p, ticketing } = ticketingOf(caller, providerId, 'PREBOOK')
       const taken: string[] = []
       try {
@@ -295,7 +350,7 @@ export function publicTransportTickets(deps: TicketDeps) {
           if (!(await deps.kv.setIfAbsent(`pt:offer-used:${c.n}`, '1', c.x - caller.now.getTime() + GRACE_MS))) {
             // The field the caller sent: offerToken, or which of offerTokens.
             const field = input.offerTokens ? `offerTokens[${i}]` : 'offerToken'
-            throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { [field]: 'was already prebooked' })
+            throw new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, { [field]: detail('ALREADY_PREBOOKED') })
           }
           taken.push(c.n)
         }
@@ -329,11 +384,9 @@ export function publicTransportTickets(deps: TicketDeps) {
       }
     },
 
-    async book(
-      input: { prebookedOfferToken: string; customer: PtBooking['customer'] },
-      caller: Caller,
-    ): Promise<PtBooking> {
+    async book(input: { prebookedOfferToken: string; traveller: Person }, caller: Caller): Promise<PtBooking> {
       requireStorage(caller)
+      checkDateOfBirth(input.traveller.dateOfBirth, caller.now, 'traveller.dateOfBirth')
       const claim = deps.offerTokens.open(
         'pt-prebooked',
         caller.tenant.id,
@@ -345,7 +398,7 @@ export function publicTransportTickets(deps: TicketDeps) {
       const { p, ticketing } = ticketingOf(caller, claim.p, 'BOOK')
       const used = (bookingId?: string) =>
         new ApiError('OFFER_TOKEN_ALREADY_USED', undefined, {
-          prebookedOfferToken: 'a booking exists for this token',
+          prebookedOfferToken: detail('BOOKING_EXISTS_FOR_TOKEN'),
           ...(bookingId ? { bookingId } : {}),
         })
       const lock = `pt:book-lock:${claim.n}`
@@ -362,7 +415,7 @@ export function publicTransportTickets(deps: TicketDeps) {
         if (existing) throw used(existing)
         const left = await leftOver(caller, p, ticketing, claim.n)
         const booked =
-          left?.booked ?? (await call(caller, p, 'book', (ctx) => ticketing.book(claim.r, input.customer, ctx)))
+          left?.booked ?? (await call(caller, p, 'book', (ctx) => ticketing.book(claim.r, input.traveller, ctx)))
         const id = left?.bookingId ?? newBookingId()
         const history = [{ status: booked.status, time: caller.now.toISOString(), reason: 'created' }]
         const undo: UndoTickets = {
@@ -383,8 +436,11 @@ export function publicTransportTickets(deps: TicketDeps) {
               providerReference: booked.reference,
               status: booked.status,
               tokenNonce: claim.n,
-              record: { customer: input.customer, booking: booked } as unknown as Record<string, unknown>,
+              record: { customer: input.traveller, booking: booked } as unknown as Record<string, unknown>,
               statusHistory: history,
+              // The service's clock, as every later write uses (GET /bookings' order, newest first).
+              createdAt: caller.now,
+              updatedAt: caller.now,
             }),
           // An insert whose answer was lost may have been written: then it is this booking's row.
           async () =>
@@ -403,7 +459,7 @@ export function publicTransportTickets(deps: TicketDeps) {
               inline: () => cancelAtProvider(undo),
             },
           )
-          throw notRecorded({ prebookedOfferToken: 'is still usable: retry with it' })
+          throw notRecorded({ prebookedOfferToken: detail('STILL_USABLE_RETRY') })
         })
         if (!row) {
           // Another attempt recorded tickets for the token after this one's lock ran out: these go.
@@ -412,7 +468,15 @@ export function publicTransportTickets(deps: TicketDeps) {
           )
           throw used(await deps.repo.bookingIdForToken(claim.n))
         }
-        return present(row, p, booked, input.customer)
+        const booking = present(row, p, booked, input.traveller)
+        // Tickets issued at once are announced now; pending ones when a watch (or a client's read) finds them issued.
+        if (booked.tickets.some((t) => t.status === 'ISSUED'))
+          await deps.publish('public-transport.ticket.issued', caller.tenant, caller.environment, booking)
+        if (hasPending(booked))
+          await watch({ bookingId: id, tenantId: caller.tenant.id, environment: caller.environment, round: 0 }).catch(
+            (error: unknown) => deps.log.warn({ err: error, bookingId: id }, 'could not schedule a watch of tickets'),
+          )
+        return booking
       } finally {
         await deps.kv.deleteIfEquals(lock, owner)
       }
@@ -425,7 +489,7 @@ export function publicTransportTickets(deps: TicketDeps) {
       const fresh = await call(caller, p, 'getBooking', (ctx) =>
         ticketing.getBooking(row.providerReference, ctx),
       ).catch(lostByProvider(row, p))
-      return present(await sync(caller, row, fresh), p, fresh, customerOf(row))
+      return present(await sync(caller, p, row, fresh), p, fresh, travellerOf(row))
     },
 
     async cancel(bookingId: string, caller: Caller): Promise<PtBooking> {
@@ -435,7 +499,7 @@ export function publicTransportTickets(deps: TicketDeps) {
       const fresh = await call(caller, p, 'cancel', (ctx) => ticketing.cancel(row.providerReference, ctx)).catch(
         lostByProvider(row, p),
       )
-      return present(await sync(caller, row, fresh, 'cancelled by the client', true), p, fresh, customerOf(row))
+      return present(await sync(caller, p, row, fresh, 'cancelled by the client', true), p, fresh, travellerOf(row))
     },
 
     /** The tickets once issued; 409 TICKET_NOT_READY (retry shortly) while any is still being issued. */

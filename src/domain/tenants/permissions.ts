@@ -11,6 +11,7 @@ export const PERMISSIONS = [
   'micromobility:offer:read',
   'micromobility:trip:write',
   'multimodal:read',
+  'account:webhook:write',
 ] as const
 
 export type Permission = (typeof PERMISSIONS)[number]

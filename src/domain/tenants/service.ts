@@ -7,6 +7,7 @@ import type {
   TenantUpdate,
 } from '../../api/admin/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { ApiKeyRow, TenantRow } from '../../store/schema.ts'
 import type { TenantsRepo } from '../../store/tenants-repo.ts'
 import { generateKey, KEY_ID, randomString, TENANT_ID } from './keys.ts'
@@ -63,7 +64,7 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
     const unknown = providers.filter((id) => !known.has(id))
     if (unknown.length > 0) {
       throw new ApiError('INVALID_REQUEST', undefined, {
-        providers: `unknown provider ids: ${unknown.join(', ')}; known: ${[...known].join(', ')}`,
+        providers: detail('UNKNOWN_PROVIDER_IDS', { unknown, known: [...known] }),
       })
     }
   }
@@ -126,7 +127,7 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
       // A key born expired is a mistake (a wrong year, a time zone); it would only ever answer 401.
       if (expiresAt && expiresAt.getTime() <= clock().getTime()) {
         throw new ApiError('INVALID_REQUEST', undefined, {
-          expiresAt: `must be in the future (now: ${clock().toISOString()})`,
+          expiresAt: detail('MUST_BE_IN_FUTURE_NOW', { now: clock().toISOString() }),
         })
       }
       const generated = generateKey(type, environment)

@@ -1,11 +1,15 @@
 // The explorer: MapLibre GL JS over the service's vector tiles (GET {API}/multimodal/tiles/{z}/{x}/{y}.mvt).
 // No basemap and no remote sources: a plain background, the service's layers, and nothing from the internet.
 import * as maplibregl from '/explorer/assets/maplibre-gl.mjs'
+import { DATA_LAYERS, LIVE_SOURCE, QUERY_LAYERS, SOURCE, transitVehicleIcon } from '/explorer/layers.js'
 
 const API = document.body.dataset.api || '/mobility-api/v2'
 const TILES = `${location.origin}${API}/multimodal/tiles/{z}/{x}/{y}.mvt`
 const KEY_STORAGE = 'mobility-explorer-key'
-const SOURCE = 'mobility'
+/** How often the live layers (vehicles, transit vehicles) are read again. */
+const LIVE_REFRESH_MS = 10_000
+/** After a 429, the live refresh waits this long. */
+const RATE_LIMIT_PAUSE_MS = 60_000
 
 const PLACES = [
   { name: 'Alexanderplatz', latitude: 52.5219, longitude: 13.4132, zoom: 15 },
@@ -18,112 +22,6 @@ const PLACES = [
   { name: 'Berlin (overview)', latitude: 52.52, longitude: 13.405, zoom: 11 },
   { name: 'Flughafen BER', latitude: 52.3667, longitude: 13.5033, zoom: 14 },
 ]
-
-const COLORS = {
-  scooter: '#f97316',
-  bicycle: '#e11d48',
-  cargo: '#be185d',
-  moped: '#8b5cf6',
-  otherVehicle: '#64748b',
-  sharing: '#10b981',
-  rental: '#2563eb',
-  stop: '#facc15',
-  stopStroke: '#1f2937',
-  service: '#60a5fa',
-  parking: '#22c55e',
-  noParking: '#ef4444',
-  noRiding: '#991b1b',
-  slow: '#f59e0b',
-  otherZone: '#94a3b8',
-}
-
-const zoneColor = [
-  'match',
-  ['get', 'zoneKind'],
-  'SERVICE_AREA',
-  COLORS.service,
-  'PARKING',
-  COLORS.parking,
-  'NO_PARKING',
-  COLORS.noParking,
-  'NO_RIDING',
-  COLORS.noRiding,
-  'SLOW',
-  COLORS.slow,
-  COLORS.otherZone,
-]
-const radius = (small, large) => ['interpolate', ['linear'], ['zoom'], 8, small, 16, large]
-
-/** The layers drawn from the service's tiles, bottom to top. */
-const DATA_LAYERS = [
-  {
-    id: 'zones-fill',
-    type: 'fill',
-    source: SOURCE,
-    'source-layer': 'zones',
-    paint: {
-      'fill-color': zoneColor,
-      'fill-opacity': ['match', ['get', 'zoneKind'], 'SERVICE_AREA', 0.08, 0.3],
-    },
-  },
-  {
-    id: 'zones-outline',
-    type: 'line',
-    source: SOURCE,
-    'source-layer': 'zones',
-    paint: { 'line-color': zoneColor, 'line-width': 1.2, 'line-opacity': 0.8 },
-  },
-  {
-    id: 'stops',
-    type: 'circle',
-    source: SOURCE,
-    'source-layer': 'stops',
-    paint: {
-      'circle-color': COLORS.stop,
-      'circle-radius': radius(2.5, 6),
-      'circle-stroke-color': COLORS.stopStroke,
-      'circle-stroke-width': 1.2,
-    },
-  },
-  {
-    id: 'stations',
-    type: 'circle',
-    source: SOURCE,
-    'source-layer': 'stations',
-    paint: {
-      'circle-color': ['match', ['get', 'modality'], 'CAR_SHARING', COLORS.sharing, COLORS.rental],
-      'circle-radius': radius(4, 9),
-      'circle-stroke-color': '#ffffff',
-      'circle-stroke-width': 2,
-    },
-  },
-  {
-    id: 'vehicles',
-    type: 'circle',
-    source: SOURCE,
-    'source-layer': 'vehicles',
-    paint: {
-      'circle-color': [
-        'match',
-        ['get', 'vehicleType'],
-        'SCOOTER',
-        COLORS.scooter,
-        'BICYCLE',
-        COLORS.bicycle,
-        'CARGO_BICYCLE',
-        COLORS.cargo,
-        'MOPED',
-        COLORS.moped,
-        COLORS.otherVehicle,
-      ],
-      'circle-radius': radius(1.5, 5.5),
-      'circle-opacity': ['case', ['==', ['get', 'available'], false], 0.35, 0.95],
-      'circle-stroke-color': '#ffffff',
-      'circle-stroke-width': ['interpolate', ['linear'], ['zoom'], 12, 0, 15, 1],
-    },
-  },
-]
-const LAYER_IDS = DATA_LAYERS.map((l) => l.id)
 
 const $ = (id) => document.getElementById(id)
 const status = (text, isError = false) => {
@@ -139,21 +37,28 @@ const map = new maplibregl.Map({
   zoom: 12,
   maxZoom: 20,
   hash: false,
+  // The live source is reloaded on its own schedule; everything else changes seldom and loads once per view.
+  refreshExpiredTiles: false,
   attributionControl: { compact: true, customAttribution: 'Mobility Aggregation Service' },
   style: {
     version: 8,
     sources: {},
     layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#eef2f6' } }],
   },
-  // Every tile request of the service carries the key the user pasted.
+  // Every tile request of the service carries the key the user pasted, and asks the service again (an ETag answer
+  // costs little) rather than a browser cache that would hand a refresh the tile it had.
   transformRequest: (url, resourceType) => {
     if (resourceType === 'Tile' && apiKey && url.startsWith(`${location.origin}${API}/`)) {
-      return { url, headers: { Authorization: `Bearer ${apiKey}` } }
+      return { url, headers: { Authorization: `Bearer ${apiKey}` }, cache: 'no-cache' }
     }
     return undefined
   },
 })
 window.map = map
+map.on('styleimagemissing', (event) => {
+  const icon = transitVehicleIcon(event.id)
+  if (icon && !map.hasImage(event.id)) map.addImage(event.id, icon.image, icon.options)
+})
 map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right')
 map.addControl(new maplibregl.ScaleControl({ unit: 'metric' }), 'bottom-left')
 
@@ -163,8 +68,10 @@ function showData() {
   const source = map.getSource(SOURCE)
   if (source) {
     source.setTiles([TILES])
+    map.getSource(LIVE_SOURCE)?.setTiles([TILES])
   } else {
     map.addSource(SOURCE, { type: 'vector', tiles: [TILES], minzoom: 0, maxzoom: 16 })
+    map.addSource(LIVE_SOURCE, { type: 'vector', tiles: [TILES], minzoom: 6, maxzoom: 14 })
     for (const layer of DATA_LAYERS) map.addLayer(layer)
   }
   status('Loading tiles…')
@@ -180,9 +87,10 @@ map.on('error', (event) => {
   if (typeof error.status === 'number') {
     const reasons = {
       401: 'the key is missing or not valid',
-      403: 'the key may not read map data (permission multimodal:read) or this origin is not allowed',
+      403: `the key may not read map data (permission multimodal:read), or its tenant does not allow this page's origin ${location.origin} (allowedOrigins)`,
       429: 'rate limit reached; wait a moment',
     }
+    if (error.status === 429) pausedUntil = Date.now() + RATE_LIMIT_PAUSE_MS
     status(`Tiles failed: HTTP ${error.status}${reasons[error.status] ? ` (${reasons[error.status]})` : ''}`, true)
   } else if (error.message) {
     status(`Map error: ${error.message}`, true)
@@ -191,17 +99,22 @@ map.on('error', (event) => {
 
 map.on('idle', () => {
   if (!map.getSource(SOURCE)) return
-  const counts = Object.fromEntries(LAYER_IDS.map((id) => [id, 0]))
-  for (const feature of map.queryRenderedFeatures({ layers: LAYER_IDS })) counts[feature.layer.id]++
+  const counts = Object.fromEntries(QUERY_LAYERS.map((id) => [id, 0]))
+  const lines = new Set()
+  for (const feature of map.queryRenderedFeatures({ layers: QUERY_LAYERS })) {
+    counts[feature.layer.id]++
+    if (feature.layer.id === 'lines') lines.add(feature.properties.id)
+  }
   $('counts').textContent =
-    `In view: ${counts.vehicles} vehicles, ${counts.stations} stations, ${counts.stops} stops, ` +
+    `In view: ${lines.size} transit lines, ${counts['transit-vehicles']} transit vehicles, ` +
+    `${counts.vehicles} vehicles, ${counts.stations} stations, ${counts.stops} stops, ` +
     `${counts['zones-fill']} zone parts (zoom ${map.getZoom().toFixed(1)})`
   if (!$('status').classList.contains('error')) status('Tiles loaded.')
 })
 
 // Details of a feature on click (text only, never HTML from the data).
 map.on('click', (event) => {
-  const [feature] = map.queryRenderedFeatures(event.point, { layers: LAYER_IDS })
+  const [feature] = map.queryRenderedFeatures(event.point, { layers: QUERY_LAYERS })
   if (!feature) return
   const box = document.createElement('div')
   box.className = 'popup'
@@ -218,7 +131,7 @@ map.on('click', (event) => {
   box.append(title, list)
   new maplibregl.Popup({ maxWidth: '320px' }).setLngLat(event.lngLat).setDOMContent(box).addTo(map)
 })
-for (const id of LAYER_IDS) {
+for (const id of QUERY_LAYERS) {
   map.on('mouseenter', id, () => {
     map.getCanvas().style.cursor = 'pointer'
   })
@@ -227,11 +140,31 @@ for (const id of LAYER_IDS) {
   })
 }
 
-// The key.
+// Live layers: read again every LIVE_REFRESH_MS while the page is seen and the map stands still, without reloading the
+// page; MapLibre keeps drawing the old tiles until the new ones are there.
+let pausedUntil = 0
+let liveRefreshes = 0
+setInterval(() => {
+  if (!apiKey || !map.getSource(LIVE_SOURCE) || document.visibilityState !== 'visible') return
+  if (map.isMoving() || Date.now() < pausedUntil) return
+  map.refreshTiles(LIVE_SOURCE)
+  liveRefreshes++
+  document.body.dataset.liveRefreshes = String(liveRefreshes)
+}, LIVE_REFRESH_MS)
+
+// The key. Secret keys work too, but do not belong in a page: say so.
+const warnAboutKey = (key) => {
+  $('key-warning').textContent = /^svc_(live|test)_/.test(key)
+    ? 'This is a secret key. Secret keys never belong in a browser: anyone who can open this page can read it. ' +
+      'Use a publishable key (svc_pk_live_… or svc_pk_test_…) here.'
+    : ''
+}
 $('api-key').value = apiKey
+warnAboutKey(apiKey)
 $('key-form').addEventListener('submit', (event) => {
   event.preventDefault()
   apiKey = $('api-key').value.trim()
+  warnAboutKey(apiKey)
   if (apiKey) sessionStorage.setItem(KEY_STORAGE, apiKey)
   else sessionStorage.removeItem(KEY_STORAGE)
   $('status').classList.remove('error')

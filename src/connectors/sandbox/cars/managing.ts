@@ -1,6 +1,7 @@
 import type { BookingChange, ChangeType, VehicleAction } from '../../../api/cars/schemas.ts'
 import type { Coordinates } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
+import { detail } from '../../../platform/i18n/texts.ts'
 import { permanentProviderError } from '../../refusals.ts'
 import type { CallContext, CarConnector } from '../../types.ts'
 import { hash32, hasScenario } from '../common.ts'
@@ -38,7 +39,7 @@ export function managing(rt: CarRuntime) {
       const record = await load(ctx, reference)
       if (record.status === 'CANCELLED' || record.status === 'FAILED') {
         throw new ApiError('INVALID_REQUEST', undefined, {
-          booking: `a ${record.status.toLowerCase()} booking cannot be changed`,
+          booking: detail('BOOKING_STATUS_NOT_CHANGEABLE', { status: record.status }),
         })
       }
       const r = resolve(profile, record.offer)

@@ -1,6 +1,7 @@
 import type { RequiredField } from '../../../api/cars/schemas.ts'
 import type { LocationDetails, Price, Warning } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
+import { detail } from '../../../platform/i18n/texts.ts'
 import type { OfferTerms, ProviderCarOffer } from '../../types.ts'
 import type { SandboxVehicleModel } from './fleet.ts'
 import { type Contact, cancellationPolicy, changePolicies, type PolicyInput, pickupRequirements } from './policies.ts'
@@ -73,10 +74,10 @@ export function selectedExtras(profile: CarProfile, pickup: SandboxStation, code
   const defs = upsellsAt(profile.upsells, pickup)
   return codes.map((code) => {
     const def = defs.find((d) => d.referenceCode === code)
-    if (!def) throw new ApiError('INVALID_REQUEST', undefined, { upsells: `unknown upsell "${code}"` })
+    if (!def) throw new ApiError('INVALID_REQUEST', undefined, { upsells: detail('UNKNOWN_UPSELL', { code }) })
     if (def.availability !== 'BOOKABLE') {
       throw new ApiError('INVALID_REQUEST', undefined, {
-        upsells: `"${code}" is ${def.availability} and cannot be selected`,
+        upsells: detail('UPSELL_NOT_SELECTABLE', { code, availability: def.availability }),
       })
     }
     return upsellPrice(def, days) ?? { amount: 0, currency: 'EUR', description: def.name }

@@ -1,6 +1,7 @@
 import type { Warning } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
+import { detail } from '../../../platform/i18n/texts.ts'
 import { type Lru, lru } from '../../../platform/lru.ts'
 import type {
   CallContext,
@@ -244,7 +245,7 @@ export function shopping(rt: CarRuntime) {
       const youngest = minimumAge(r.model.vehicle.category)
       if (born && ageOn(born, r.start) < youngest) {
         throw new ApiError('INVALID_REQUEST', undefined, {
-          'driver.dateOfBirth': `the driver must be at least ${youngest} at pickup for this car`,
+          'driver.dateOfBirth': detail('DRIVER_TOO_YOUNG', { age: youngest }),
         })
       }
       const fields = requiredFields(r.pickup, ctx.language)
@@ -258,7 +259,7 @@ export function shopping(rt: CarRuntime) {
       const flight = input.additionalFields?.[FLIGHT_NUMBER]
       if (fields.length > 0 && (typeof flight !== 'string' || !FLIGHT_PATTERN.test(flight.trim()))) {
         throw new ApiError('INVALID_REQUEST', undefined, {
-          'additionalFields.flightNumber': 'must be a flight number such as LH 1234',
+          'additionalFields.flightNumber': detail('MUST_BE_FLIGHT_NUMBER', { example: 'LH 1234' }),
         })
       }
       if (hasScenario(ctx, entry.id, 'booking-fails')) {

@@ -4,11 +4,13 @@ import type {
   FleetSnapshot,
   MicromobilityConnector,
   ProviderEntry,
+  ProviderMicroStation,
   ProviderMicroVehicle,
 } from '../../types.ts'
+import { squareRing } from './geometry.ts'
 import { type MicroOptions, microRuntime } from './runtime.ts'
 import { trips } from './trips.ts'
-import { type MicroKind, zonesOf } from './zones.ts'
+import { BIKE_STATIONS, type MicroKind, STATION_HALF_SIDE_M, zonesOf } from './zones.ts'
 
 /**
  * A simulated micromobility provider (DECISIONS "Test environment and sandbox") around Berlin: `scoot` is a
@@ -76,5 +78,24 @@ export function createSandboxMicroConnector(
     },
   }
   if (kind === 'scoot') connector.trips = trips(rt)
+  if (kind === 'bike') {
+    // Virtual stations: marked parking squares (the PARKING zone), no docks; bikes parked there name theirs.
+    connector.stations = async (ctx) => {
+      await enter(ctx, 'STATIONS')
+      return BIKE_STATIONS.map(
+        (s): ProviderMicroStation => ({
+          stationId: s.id,
+          name: s.name,
+          latitude: s.coordinates.latitude,
+          longitude: s.coordinates.longitude,
+          isVirtual: true,
+          area: { type: 'MultiPolygon', coordinates: [[squareRing(s.coordinates, STATION_HALF_SIDE_M)]] },
+          isInstalled: true,
+          isRenting: true,
+          isReturning: true,
+        }),
+      )
+    }
+  }
   return connector
 }

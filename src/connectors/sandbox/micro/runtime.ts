@@ -67,6 +67,8 @@ export function microRuntime(kind: MicroKind, entry: ProviderEntry, deps: Connec
       pricingPlan: v.pricingPlan,
       ...(v.deepLinks ? { deepLinks: v.deepLinks } : {}),
       ...(v.qrCode ? { qrCode: v.qrCode } : {}),
+      // Bikes parked at a virtual station until a ride moves them (bikes have no rides here).
+      ...(v.stationId && o === undefined ? { stationId: v.stationId } : {}),
     }
   }
 

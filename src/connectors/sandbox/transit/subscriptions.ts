@@ -1,4 +1,5 @@
 import { ApiError } from '../../../http/errors.ts'
+import { detail } from '../../../platform/i18n/texts.ts'
 import type { CallContext, ProviderSubscription, SubscriptionHolder, SubscriptionProduct } from '../../types.ts'
 import { addMonths, berlinDay, dayOfMonth, firstOfMonth, isDay, lastOfMonth } from './dates.ts'
 import { CURRENCY } from './fares.ts'
@@ -168,21 +169,21 @@ function present(record: SubscriptionRecord, today: string): ProviderSubscriptio
 
 function checkIdentification(identification: SubscriptionHolder['identification']) {
   if (!identification) {
-    throw new ApiError('INVALID_IDENTIFICATION', 'This product is personal: holder.identification is required', {
+    throw new ApiError('INVALID_IDENTIFICATION', 'This product is personal: traveller.identification is required', {
       reason: 'MISSING',
-      field: 'holder.identification',
+      field: 'traveller.identification',
     })
   }
   if (!IDENTIFICATION_TYPES.has(identification.type)) {
     throw new ApiError('INVALID_IDENTIFICATION', 'Identification type must be ID_CARD, PASSPORT or DRIVING_LICENSE', {
       reason: 'INVALID_TYPE',
-      field: 'holder.identification.type',
+      field: 'traveller.identification.type',
     })
   }
   if (typeof identification.number !== 'string' || !IDENTIFICATION_NUMBER.test(identification.number)) {
     throw new ApiError('INVALID_IDENTIFICATION', 'Identification number must be 6 to 12 capital letters or digits', {
       reason: 'INVALID_NUMBER',
-      field: 'holder.identification.number',
+      field: 'traveller.identification.number',
     })
   }
 }
@@ -196,21 +197,33 @@ function checkPin(pin: string | undefined) {
   }
 }
 
+/**
+ * A subscription starts on the first day of a month: the current month's (already begun: it is charged from then) or a
+ * later one, up to MAX_MONTHS_AHEAD ahead. A refusal names the allowed range (`earliestStartDate`, `latestStartDate`).
+ */
 function checkStart(startDate: string, today: string) {
+  const earliest = firstOfMonth(today)
+  const latest = addMonths(today, MAX_MONTHS_AHEAD)
+  const range = { earliestStartDate: earliest, latestStartDate: latest }
   if (typeof startDate !== 'string' || !isDay(startDate) || dayOfMonth(startDate) !== 1) {
     throw new ApiError('INVALID_REQUEST', undefined, {
-      startDate: 'must be the first day of a month (YYYY-MM-01)',
+      // Only the field (spec 7.1 test of a mid-month date); the message names the range.
+      startDate: detail('START_DATE_FIRST_OF_MONTH', { earliest, latest }),
     })
   }
-  const earliest = firstOfMonth(today)
   if (startDate < earliest) {
     throw new ApiError('INVALID_REQUEST', undefined, {
-      startDate: `must not be in the past: ${earliest} or the first day of a later month`,
+      reason: 'START_DATE_IN_PAST',
+      startDate: detail('START_DATE_TOO_EARLY', { earliest, today }),
+      ...range,
     })
   }
-  const latest = addMonths(today, MAX_MONTHS_AHEAD)
   if (startDate > latest) {
-    throw new ApiError('INVALID_REQUEST', undefined, { startDate: `must be ${latest} or earlier` })
+    throw new ApiError('INVALID_REQUEST', undefined, {
+      reason: 'START_DATE_TOO_LATE',
+      startDate: detail('START_DATE_TOO_LATE', { latest }),
+      ...range,
+    })
   }
 }
 

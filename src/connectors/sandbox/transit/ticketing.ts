@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto'
 import type { Price } from '../../../api/shared/schemas.ts'
 import { ApiError } from '../../../http/errors.ts'
+import { detail } from '../../../platform/i18n/texts.ts'
 import type {
   CallContext,
   ConnectorDeps,
@@ -131,7 +132,8 @@ export function transitTicketing(entry: ProviderEntry, deps: ConnectorDeps, ente
 
     async prebook(offerRefs, ctx) {
       await enter(ctx, 'PREBOOK')
-      if (offerRefs.length === 0) throw new ApiError('INVALID_REQUEST', undefined, { offerRefs: 'at least one offer' })
+      if (offerRefs.length === 0)
+        throw new ApiError('INVALID_REQUEST', undefined, { offerRefs: detail('AT_LEAST_ONE_OFFER') })
       const params = offerRefs.map(decodeOfferRef)
       for (const p of params) checkOffer(p, ctx)
       if (hasScenario(ctx, entry.id, 'sold-out')) {

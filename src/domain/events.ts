@@ -1,0 +1,42 @@
+/**
+ * Status changes the service learns of, as events a tenant can receive (webhooks, DECISIONS "Safe retries and push").
+ * Domain services publish them through an `EventSink`; the webhooks module turns each into one delivery per matching
+ * endpoint. Publishing never fails the request that caused it: a sink that cannot record an event logs it.
+ */
+export const EVENT_TYPES = [
+  'car.booking.confirmed',
+  'car.booking.changed',
+  'car.booking.cancelled',
+  'micromobility.trip.reserved',
+  'micromobility.trip.started',
+  'micromobility.trip.paused',
+  'micromobility.trip.resumed',
+  'micromobility.trip.completed',
+  'micromobility.trip.cancelled',
+  'micromobility.action.failed',
+  'public-transport.ticket.issued',
+  'public-transport.booking.cancelled',
+  'public-transport.subscription.created',
+  'public-transport.subscription.cancelled',
+  'webhook.test',
+] as const
+
+export type EventType = (typeof EVENT_TYPES)[number]
+
+export interface DomainEvent {
+  type: EventType
+  tenantId: string
+  environment: 'live' | 'test'
+  /**
+   * The resource as the API answers it (a booking, a trip, a ticket booking, a subscription). Under retention NONE the
+   * publisher passes ids and statuses only, no personal data.
+   */
+  data: Record<string, unknown>
+}
+
+export interface EventSink {
+  publish(event: DomainEvent): Promise<void>
+}
+
+/** A sink that drops every event (tests and tools that have no webhooks). */
+export const noEvents: EventSink = { publish: async () => {} }
