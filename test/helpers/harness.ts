@@ -8,7 +8,7 @@ import { type AppDeps, createApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { generateTokenKeys } from '../../src/platform/tokens.ts'
 import { openRuntime, type Runtime } from '../../src/runtime.ts'
-import { type TestClock, testClock } from './clock.ts'
+import { serviceHours, type TestClock, testClock } from './clock.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -123,7 +123,7 @@ export interface HarnessOptions {
 
 /** Starts the service in the shape under test: one embedded instance, or two instances on PostgreSQL + Redis. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const clock = testClock()
+  const clock = testClock(serviceHours())
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'))
   const baseEnv = { ADMIN_TOKEN, LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...options.env }
   let drop = async () => {}

@@ -17,7 +17,7 @@ interface Run {
   json: <T>() => T
 }
 
-describe('admin command line (npm run admin)', { timeout: 180_000 }, () => {
+describe('admin command line (npm run admin)', { timeout: 600_000 }, () => {
   let dataDir: string
   let tenantId: string
   let keyId: string
@@ -36,7 +36,8 @@ describe('admin command line (npm run admin)', { timeout: 180_000 }, () => {
       execFile(
         process.execPath,
         ['src/cli/admin.ts', ...args],
-        { cwd: ROOT, env, timeout: 60_000 },
+        // Each run starts Node and the embedded database: seconds when idle, far more on a loaded CI machine.
+        { cwd: ROOT, env, timeout: 150_000 },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
           resolve({ code, stdout, stderr, json: <T>() => JSON.parse(stdout) as T })
