@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { PricingPlan } from '../../api/micromobility/schemas.ts'
-import { problemLog } from '../gbfs/problems.ts'
+import { problemLog } from '../shared/problems.ts'
 import type {
   Capabilities,
   ConnectorDeps,
@@ -42,7 +42,7 @@ const MAX_ZONE_LANGUAGES = 8
 const hashOf = (value: unknown) => createHash('sha1').update(JSON.stringify(value)).digest('hex').slice(0, 16)
 
 export function createTompConnector(entry: ProviderEntry, deps: ConnectorDeps): TompConnector {
-  const options = parseTompOptions(entry.options)
+  const options = parseTompOptions(entry.options, entry.id)
   const client = tompClient({
     url: options.url,
     apiVersion: options.apiVersion,
