@@ -5,10 +5,10 @@ import type {
   MicromobilityConnector,
   PublicTransportConnector,
 } from '../types.ts'
-import { createSandboxCarConnector } from './cars/connector.ts'
-import { createSandboxMicroConnector } from './micro/connector.ts'
+import { createSandboxCarConnector } from './cars/index.ts'
+import { createSandboxMicroConnector } from './micro/index.ts'
 import { parseSandboxOptions, SANDBOX_PROFILES, type SandboxProfile } from './options.ts'
-import { createSandboxTransitConnector } from './transit/connector.ts'
+import { createSandboxTransitConnector } from './transit/index.ts'
 
 export { SANDBOX_SCENARIOS, type SandboxScenarioName } from './common.ts'
 export { parseSandboxOptions, SANDBOX_PROFILES, type SandboxOptions, type SandboxProfile } from './options.ts'
@@ -26,6 +26,13 @@ const capabilitiesOf = (profile: SandboxProfile, disabled: string[] = []): Capab
  * Profiles `rent` and `share` are simulated car providers (CarConnector, see ./cars), `scoot` and `bike` simulated
  * micromobility providers (MicromobilityConnector, see ./micro), `transit` a simulated public-transport provider
  * (PublicTransportConnector with ticketing, see ./transit) over the bundled Berlin GTFS feed.
+ *
+ * The folder has the shape of the protocol connectors where it can: this index.ts is the one factory, options.ts
+ * the one schema of its options, and each profile's folder has its factory in index.ts. It has no client.ts and no
+ * map*.ts because nothing is read from a provider and there is no vendor format to map: the simulations answer in
+ * the domain's shapes, from tables in code (cars/fleet.ts, micro/zones.ts, transit/network.ts) and state in the
+ * shared key-value store. Its one feed, transit/feed/, is generated from transit/network.ts by make-feed.ts and
+ * read through the GTFS connector, as a real feed would be.
  */
 export const sandbox: ConnectorFactory = (entry, deps) => {
   const options = parseSandboxOptions(entry.options, entry.id)

@@ -14,9 +14,9 @@ import type {
 import { type Refreshing, refreshing } from './cache.ts'
 import { type CallOptions, operatorError, tompClient } from './client.ts'
 import { MODALITY_OF_TYPE, mapAssets, mapInformation, modalitiesOfClasses, type OperatorInfo } from './map.ts'
+import { mapPricingPlans, planOf } from './map-pricing.ts'
+import { mapRegions } from './map-regions.ts'
 import { parseTompOptions } from './options.ts'
-import { mapPricingPlans, planOf } from './pricing.ts'
-import { mapRegions } from './regions.ts'
 import { tompTrips } from './trips.ts'
 
 export { parseTompOptions, type TompOptions } from './options.ts'

@@ -144,7 +144,7 @@ export function propulsionOf(type: VehicleType, propulsion: unknown, fuel: unkno
 }
 
 export interface FleetContext {
-  /** The pricing plan of an asset type (see pricing.ts). */
+  /** The pricing plan of an asset type (see map-pricing.ts). */
   planOf(assetType: Json): PricingPlan | undefined
   links?: DeepLinks
   now: number
