@@ -46,6 +46,7 @@ export function text(value: unknown, language?: string): string | undefined {
   return entries[0].text
 }
 
+/** A list of ids: one string, or an array of ids (2.x and 3.0 publish both). */
 export const strings = (value: unknown): string[] | undefined => {
   if (typeof value === 'string') return [value]
   if (!Array.isArray(value)) return undefined
@@ -55,6 +56,7 @@ export const strings = (value: unknown): string[] | undefined => {
 export const validLatitude = (v: number | undefined): v is number => v !== undefined && v >= -90 && v <= 90
 export const validLongitude = (v: number | undefined): v is number => v !== undefined && v >= -180 && v <= 180
 
+/** A usable position: both numbers in range and not exactly 0,0 ("null island", a common placeholder). */
 export function position(lat: unknown, lon: unknown): { latitude: number; longitude: number } | string {
   const latitude = num(lat)
   const longitude = num(lon)
