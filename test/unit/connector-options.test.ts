@@ -61,10 +61,12 @@ describe('connector options: one schema, checked once, every problem in one erro
         'options.maxTrips must be an integer from 1 to 10',
       ],
     )
-    assert.deepEqual(
-      refusal(() => parseTompOptions({ url: 'https://x.example', planning: 'x', maasId: '' })).problems,
-      ['options.maasId must be 1 to 200 visible ASCII characters', 'options.planning must be "offers" or "plannings"'],
-    )
+    assert.deepEqual(refusal(() => parseTompOptions({ planning: 'x', maasId: '', apiKey: 'a', token: 'b' })).problems, [
+      "options.url is required: the operator's TOMP base URL, http: or https:",
+      'options.maasId must be 1 to 200 visible ASCII characters',
+      'options.planning must be "offers" or "plannings"',
+      'options.apiKey and options.token: give one way to authenticate, not both',
+    ])
     assert.deepEqual(refusal(() => parseSandboxOptions({ profile: 'bike', latencyMs: -1, seed: '' })).problems, [
       'options.latencyMs must be a number between 0 and 60000',
       'options.seed must be a number or a non-empty string',

@@ -123,7 +123,8 @@ export function parseSandboxOptions(raw: Record<string, unknown> = {}, providerI
       providerId,
       unknown: 'ignore',
       across: ({ profile, disabledOperations = [] }) => {
-        const offered: readonly string[] = profile ? SANDBOX_PROFILES[profile].operations : []
+        if (!profile) return []
+        const offered: readonly string[] = SANDBOX_PROFILES[profile].operations
         const unknown = disabledOperations.filter((o) => !offered.includes(o))
         return unknown.length > 0
           ? [`options.disabledOperations: ${unknown.join(', ')} not offered by profile ${profile}`]

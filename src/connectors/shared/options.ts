@@ -37,7 +37,7 @@ export interface ParseOptionsHow<T> {
   providerId?: string | undefined
   /** Options the schema does not name: refused (default), or ignored (the sandbox has always ignored them). */
   unknown?: 'refuse' | 'ignore'
-  /** Problems between options (two ways to authenticate), given the options that are right on their own. */
+  /** Problems between options (two ways to authenticate), given those that are right on their own (the rest left out). */
   across?: (options: Partial<T>) => string[]
 }
 
@@ -84,7 +84,7 @@ export function parseOptions<S extends TObject>(
     if (problem !== undefined) problems.push(say(name, problem))
     else options[name] = IsCodec(property) ? property['~codec'].decode(value) : value
   }
-  if (problems.length === 0) problems.push(...(how.across?.(options as Partial<StaticDecode<S>>) ?? []))
+  problems.push(...(how.across?.(options as Partial<StaticDecode<S>>) ?? []))
   if (problems.length > 0) throw new ConnectorOptionsError(how.connector, how.providerId, problems)
   return options as StaticDecode<S>
 }
