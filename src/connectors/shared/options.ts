@@ -37,7 +37,7 @@ export interface ParseOptionsHow<T> {
   providerId?: string | undefined
   /** Options the schema does not name: refused (default), or ignored (the sandbox has always ignored them). */
   unknown?: 'refuse' | 'ignore'
-  /** Problems between options (two ways to authenticate), given those that are right on their own (the rest left out). */
+  /** Problems between options (two ways to authenticate), given the options that are right on their own. */
   across?: (options: Partial<T>) => string[]
 }
 
