@@ -2,7 +2,6 @@ import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import fc from 'fast-check'
-import { ProblemLog } from '../../src/connectors/gbfs/problems.ts'
 import { alertFeed } from '../../src/connectors/gtfs/alert-feed.ts'
 import { activeBetween } from '../../src/connectors/gtfs/alert-match.ts'
 import {
@@ -21,6 +20,7 @@ import { departuresAt } from '../../src/connectors/gtfs/departures.ts'
 import { loadTimetable } from '../../src/connectors/gtfs/load.ts'
 import { transit_realtime } from '../../src/connectors/gtfs/realtime.ts'
 import type { Timetable } from '../../src/connectors/gtfs/timetable.ts'
+import { ProblemLog } from '../../src/connectors/shared/problems.ts'
 import type { CallContext } from '../../src/connectors/types.ts'
 
 const SAMPLE_DIR = fileURLToPath(new URL('../../src/connectors/gtfs/fixtures/sample-feed-1/folder/', import.meta.url))

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { open } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { readBoundedBody } from '../bounded-body.ts'
+import { readBoundedBody } from '../shared/bounded-body.ts'
 
 /** Why a feed could not be read; `NOT_FOUND` is the normal answer for an optional feed a system does not publish. */
 export type FeedErrorKind = 'NOT_FOUND' | 'HTTP' | 'TIMEOUT' | 'TOO_LARGE' | 'PARSE' | 'NETWORK' | 'UNSUPPORTED'

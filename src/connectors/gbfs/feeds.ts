@@ -1,6 +1,6 @@
+import type { ProblemLog } from '../shared/problems.ts'
 import { display, FeedError, type FetchOptions, type FetchResult, fetchJson } from './client.ts'
 import { type Envelope, id, isObject, num, readEnvelope } from './map.ts'
-import type { ProblemLog } from './problems.ts'
 
 /** The feeds the connector reads; the others a system lists (alerts, hours, regions, ...) are left alone. */
 export const USED_FEEDS = [

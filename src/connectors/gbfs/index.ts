@@ -1,15 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { VehicleType } from '../../api/micromobility/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
-import {
-  checkKnownOptions,
-  FEED_OPTION_NAMES,
-  type FeedLogger,
-  parseFeedUrl,
-  parseHeadersOption,
-  parseLoggerOption,
-  parseNumberOption,
-} from '../feed-options.ts'
+import { problemLog } from '../shared/problems.ts'
 import type {
   Capabilities,
   ConnectorDeps,
@@ -22,18 +14,14 @@ import type {
   ProviderZone,
 } from '../types.ts'
 import { type FeedName, GbfsFeeds } from './feeds.ts'
-import {
-  mapPricingPlans,
-  mapStations,
-  mapSystemInformation,
-  mapVehicles,
-  mapVehicleTypes,
-  mapZones,
-  type StationInfo,
-  type VehicleTypeInfo,
-  type ZoneEntry,
-} from './map.ts'
-import { problemLog } from './problems.ts'
+import { mapSystemInformation } from './map.ts'
+import { mapStations, type StationInfo } from './map-stations.ts'
+import { mapPricingPlans, mapVehicleTypes, type VehicleTypeInfo } from './map-types.ts'
+import { mapVehicles } from './map-vehicles.ts'
+import { mapZones, type ZoneEntry } from './map-zones.ts'
+import { parseGbfsOptions } from './options.ts'
+
+export { type GbfsOptions, parseGbfsOptions } from './options.ts'
 
 /**
  * GBFS 2.3 and 3.0 (MobilityData): a search-only micromobility provider over public feeds. Vehicles come from
@@ -41,64 +29,6 @@ import { problemLog } from './problems.ts'
  * and rental_uris as deep links; zones from geofencing_zones. Feeds are read again by their `ttl` and served from
  * memory in between; a bad record or a failing feed is logged in `problems()` and never takes the rest down.
  */
-
-export interface GbfsOptions {
-  /** The discovery file: gbfs.json (or a 3.0 manifest.json / gbfs_versions.json), `http(s):` or `file:`. */
-  url: URL
-  /** Which language block of a 2.x gbfs.json, and which text of 3.0 localized strings (else `en`, else the first). */
-  language?: string
-  /** Read each feed from `<feed name>.json` next to the discovery file instead of the URL it lists. */
-  localFeeds: boolean
-  /** Floor of every refresh interval, seconds (feeds with `ttl: 0` would otherwise be read continuously). */
-  minTtlSeconds: number
-  /** Which system of a 3.0 manifest.json (default: the first). */
-  systemId?: string
-  /** Deadline of one read, ms. */
-  timeoutMs: number
-  /** Size limit of one feed, bytes. */
-  maxFeedBytes: number
-  /** Extra request headers (an API key), sent only to the origin of `url`. */
-  headers?: Record<string, string>
-  /** Receives each new problem (the same message again is only counted, see `problems()`). */
-  logger?: FeedLogger
-}
-
-const KNOWN_OPTIONS = ['url', 'language', 'localFeeds', 'minTtlSeconds', 'systemId', ...FEED_OPTION_NAMES]
-
-/** Checks the options of a providers-file entry; throws with what is wrong (the provider is then UNAVAILABLE). */
-export function parseGbfsOptions(raw: Record<string, unknown> = {}): GbfsOptions {
-  checkKnownOptions(raw, KNOWN_OPTIONS, 'gbfs')
-  if (typeof raw.url !== 'string' || raw.url.trim() === '') {
-    throw new Error('options.url is required: the GBFS discovery file (gbfs.json), http(s): or file:')
-  }
-  const url = parseFeedUrl('url', raw.url)
-  const language = raw.language
-  if (language !== undefined && (typeof language !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]+)*$/i.test(language))) {
-    throw new Error('options.language must be a language tag such as "en" or "de-CH"')
-  }
-  if (raw.localFeeds !== undefined && typeof raw.localFeeds !== 'boolean') {
-    throw new Error('options.localFeeds must be true or false')
-  }
-  const minTtlSeconds = parseNumberOption(raw, 'minTtlSeconds', 15, 0.1, 86_400)
-  const timeoutMs = parseNumberOption(raw, 'timeoutMs', 10_000, 100, 120_000)
-  const maxFeedBytes = parseNumberOption(raw, 'maxFeedBytes', 32 * 1024 * 1024, 1024, 512 * 1024 * 1024)
-  if (raw.systemId !== undefined && (typeof raw.systemId !== 'string' || raw.systemId === '')) {
-    throw new Error('options.systemId must be a non-empty string')
-  }
-  const headers = parseHeadersOption(raw.headers)
-  const logger = parseLoggerOption(raw.logger)
-  return {
-    url,
-    ...(language ? { language: language as string } : {}),
-    localFeeds: raw.localFeeds === true,
-    minTtlSeconds,
-    ...(raw.systemId ? { systemId: raw.systemId as string } : {}),
-    timeoutMs,
-    maxFeedBytes,
-    ...(headers ? { headers } : {}),
-    ...(logger ? { logger } : {}),
-  }
-}
 
 export interface GbfsConnector extends MicromobilityConnector {
   /** Recent problems, oldest first: `<time> <feed>: <message>` with ` (×n)` when repeated. */
@@ -137,7 +67,7 @@ function within<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promis
 }
 
 export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): GbfsConnector {
-  const options = parseGbfsOptions(entry.options)
+  const options = parseGbfsOptions(entry.options, entry.id)
   // Known synchronously; the first load sets what the feeds show.
   const capabilities: Capabilities = {
     modalities: ['BIKE'],

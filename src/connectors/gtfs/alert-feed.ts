@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.ts'
-import type { ProblemLog } from '../gbfs/problems.ts'
+import type { ProblemLog } from '../shared/problems.ts'
 import type {
   CallContext,
   TransitAlert,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { around } from 'geokdbush'
 import { ApiError } from '../../http/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
-import { problemLog } from '../gbfs/problems.ts'
+import { problemLog } from '../shared/problems.ts'
 import type {
   CallContext,
   Capabilities,
@@ -79,7 +79,7 @@ export interface GtfsExtras {
 }
 
 export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps, extras: GtfsExtras = {}): GtfsConnector {
-  const options = parseGtfsOptions(entry.options)
+  const options = parseGtfsOptions(entry.options, entry.id)
   const publishesAlerts = !!options.alertsUrl || !!extras.scenarioAlerts
   const capabilities: Capabilities = {
     modalities: ['PUBLIC_TRANSPORT'],

@@ -1,4 +1,4 @@
-import type { ProblemLog } from '../gbfs/problems.ts'
+import type { ProblemLog } from '../shared/problems.ts'
 import type { TransitVehicle, TransitVehicleSnapshot } from '../types.ts'
 import { display } from './client.ts'
 import type { Timetable } from './timetable.ts'

@@ -1,6 +1,6 @@
 import { ApiError } from '../../http/errors.ts'
-import { readBoundedBody } from '../bounded-body.ts'
 import { permanentProviderError, vehicleNotAvailable } from '../refusals.ts'
+import { readBoundedBody } from '../shared/bounded-body.ts'
 
 /**
  * The wire calls of a TOMP-API 1.x operator: every request carries the headers the specification makes mandatory

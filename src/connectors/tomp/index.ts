@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { PricingPlan } from '../../api/micromobility/schemas.ts'
-import { problemLog } from '../gbfs/problems.ts'
+import { problemLog } from '../shared/problems.ts'
 import type {
   Capabilities,
   ConnectorDeps,
@@ -14,9 +14,9 @@ import type {
 import { type Refreshing, refreshing } from './cache.ts'
 import { type CallOptions, operatorError, tompClient } from './client.ts'
 import { MODALITY_OF_TYPE, mapAssets, mapInformation, modalitiesOfClasses, type OperatorInfo } from './map.ts'
+import { mapPricingPlans, planOf } from './map-pricing.ts'
+import { mapRegions } from './map-regions.ts'
 import { parseTompOptions } from './options.ts'
-import { mapPricingPlans, planOf } from './pricing.ts'
-import { mapRegions } from './regions.ts'
 import { tompTrips } from './trips.ts'
 
 export { parseTompOptions, type TompOptions } from './options.ts'
@@ -42,7 +42,7 @@ const MAX_ZONE_LANGUAGES = 8
 const hashOf = (value: unknown) => createHash('sha1').update(JSON.stringify(value)).digest('hex').slice(0, 16)
 
 export function createTompConnector(entry: ProviderEntry, deps: ConnectorDeps): TompConnector {
-  const options = parseTompOptions(entry.options)
+  const options = parseTompOptions(entry.options, entry.id)
   const client = tompClient({
     url: options.url,
     apiVersion: options.apiVersion,

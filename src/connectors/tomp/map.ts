@@ -1,5 +1,7 @@
 import type { PricingPlan, PropulsionType, VehicleType } from '../../api/micromobility/schemas.ts'
-import { NAMES, num } from '../gbfs/map.ts'
+import { isObject, type Json, num, type Report, short } from '../shared/json.ts'
+import { type DeepLinks, link } from '../shared/links.ts'
+import { defaultName } from '../shared/vehicle-names.ts'
 import type { Modality, ProviderMicroVehicle } from '../types.ts'
 
 /**
@@ -8,14 +10,10 @@ import type { Modality, ProviderMicroVehicle } from '../types.ts'
  * single pricing plan instead of a list, `lon` for `lng`, numeric strings) both are read.
  */
 
-export type Report = (message: string) => void
-export type DeepLinks = NonNullable<ProviderMicroVehicle['deepLinks']>
+// The readers are shared with the GBFS mapping: operators are as loose about types as GBFS feeds.
+export { type DeepLinks, isObject, type Json, num, type Report, short }
 /** A vehicle before the connector stamps when it last changed. */
 export type MappedVehicle = Omit<ProviderMicroVehicle, 'lastUpdated'>
-export type Json = Record<string, unknown>
-
-export const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A non-empty string; numbers are accepted as identifiers. */
 export function str(value: unknown): string | undefined {
@@ -24,14 +22,7 @@ export function str(value: unknown): string | undefined {
   return undefined
 }
 
-// A finite number, numeric strings accepted: operators are as loose about it as GBFS feeds.
-export { num }
-
 const time = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : Number.NaN)
-export const short = (value: unknown) => {
-  const s = JSON.stringify(value) ?? String(value)
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s
-}
 /** A list where a list belongs; a lone object (as the sample pricing plans file has it) is taken as a list of one. */
 export const listOf = (value: unknown): unknown[] | undefined =>
   Array.isArray(value) ? value : isObject(value) ? [value] : undefined
@@ -49,21 +40,6 @@ export function positionOf(place: unknown): { latitude: number; longitude: numbe
 
 // ---------------------------------------------------------------------------------------------------------------
 // Deep links: asset rentalUrl* first, else the operator's app store links and website (operator/information)
-
-const BLOCKED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:'])
-
-function link(value: unknown, web: boolean): string | undefined {
-  const s = typeof value === 'string' ? value.trim() : ''
-  if (s === '' || s.length > 2000) return undefined
-  try {
-    const url = new URL(s)
-    if (BLOCKED_SCHEMES.has(url.protocol)) return undefined
-    if (web && url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
-    return s
-  } catch {
-    return undefined
-  }
-}
 
 function links(android: unknown, ios: unknown, web: unknown): DeepLinks | undefined {
   const found: DeepLinks = {}
@@ -168,7 +144,7 @@ export function propulsionOf(type: VehicleType, propulsion: unknown, fuel: unkno
 }
 
 export interface FleetContext {
-  /** The pricing plan of an asset type (see pricing.ts). */
+  /** The pricing plan of an asset type (see map-pricing.ts). */
   planOf(assetType: Json): PricingPlan | undefined
   links?: DeepLinks
   now: number
@@ -215,7 +191,7 @@ export function mapAssets(raw: unknown, fleet: FleetContext, report: Report) {
       if (str(asset.stationId) ?? str(assetType.stationId)) atStations++
       const propulsionType = propulsionOf(type, own.propulsion ?? shared.propulsion, own.fuel ?? shared.fuel)
       const made = [str(own.brand ?? shared.brand), str(own.model ?? shared.model)].filter(Boolean).join(' ')
-      const name = str(own.name) ?? str(shared.name) ?? (made || NAMES[type][propulsionType === 'HUMAN' ? 0 : 1])
+      const name = str(own.name) ?? str(shared.name) ?? (made || defaultName(type, propulsionType))
       const charge = num(asset.stateOfCharge)
       const battery = charge !== undefined && charge >= 0 && charge <= 100 ? Math.round(charge) : undefined
       if (charge !== undefined && battery === undefined)

@@ -1,7 +1,7 @@
 import type { TripAction } from '../../api/micromobility/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
-import { checkEndLocation } from '../end-location.ts'
 import { permanentProviderError, vehicleNotAvailable } from '../refusals.ts'
+import { checkEndLocation } from '../shared/end-location.ts'
 import type { CallContext, FleetSnapshot, MicromobilityConnector, ProviderMicroVehicle } from '../types.ts'
 import { isNotFound, isRefusal, operatorError, type TompClient } from './client.ts'
 import { firstLeg, isObject, type Json, legPosition, positionOf, str } from './map.ts'

@@ -1,5 +1,6 @@
 /**
- * Recent problems of one GBFS provider: bad records skipped, feeds that failed, quirks worked around.
+ * Recent problems of one feed or API provider (GBFS, GTFS, TOMP): bad records skipped, feeds that failed, quirks
+ * worked around.
  * Identical messages are counted rather than repeated, so a feed refreshed every 15 s with the same bad record
  * keeps one line; the oldest lines drop out past `capacity`.
  */
