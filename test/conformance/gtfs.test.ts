@@ -842,13 +842,14 @@ describe('gtfs: reload and broken feeds', () => {
     })
     server.delayMs = 100
     const reloading = c.reload()
-    const answers: { ms: number; name?: string; departures: number }[] = []
+    // Queries answered while the reload runs (each of its files takes 100 ms) did not wait for it; their time is not
+    // asserted (a loaded machine makes any bound flaky), their number is.
+    const answers: { name?: string; departures: number }[] = []
     try {
       while (c.stats().reloading) {
-        const t = performance.now()
         const stop = await c.stopById('BULLFROG', ctx())
         const departures = await c.departures('STAGECOACH', pdt('2007-06-05', '06:50:00'), 3, ctx())
-        answers.push({ ms: performance.now() - t, name: stop?.name, departures: departures.length })
+        answers.push({ name: stop?.name, departures: departures.length })
         await new Promise((r) => setTimeout(r, 50))
       }
       await reloading
@@ -857,7 +858,7 @@ describe('gtfs: reload and broken feeds', () => {
       server.overrides.delete('/sample-feed-1/folder/stops.txt')
     }
     assert.ok(answers.length >= 5, `${answers.length} queries during the reload`)
-    assert.ok(answers.every((a) => a.name === 'Bullfrog (Demo)' && a.departures === 3 && a.ms < 50))
+    assert.ok(answers.every((a) => a.name === 'Bullfrog (Demo)' && a.departures === 3))
     assert.equal((await c.stopById('BULLFROG', ctx()))?.name, 'Bullfrog Junction')
     // A reload that fails keeps the timetable in use.
     server.overrides.set('/sample-feed-1/folder/stops.txt', { status: 500, body: 'down' })
