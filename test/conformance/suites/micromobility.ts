@@ -49,7 +49,7 @@ export interface Breakdown {
   s: MicroSetup
   ctxs: CallContext[]
   reason?: string
-  restore(): void
+  restore(): void | Promise<void>
 }
 
 /** A provider that does not answer: calls of `s` with `ctx` wait until its signal aborts. */
@@ -101,7 +101,7 @@ type Pos = [number, number]
 type Bounds = MicroProfile['area']['bounds']
 const BERLIN_BOUNDS: Bounds = [13, 52, 14, 53]
 
-function checkRing(ring: unknown, exterior: boolean, where: string, bounds: Bounds): Pos[] {
+function checkRing(ring: unknown, where: string, bounds: Bounds): Pos[] {
   assert.ok(Array.isArray(ring) && ring.length >= 4, `${where}: a ring has at least four positions`)
   const [west, south, east, north] = bounds
   for (const p of ring) {
@@ -111,10 +111,14 @@ function checkRing(ring: unknown, exterior: boolean, where: string, bounds: Boun
     assert.ok(p[0] > west && p[0] < east && p[1] > south && p[1] < north, `${where}: ${p} is in ${bounds}`)
   }
   assert.deepEqual(ring[0], ring[ring.length - 1], `${where}: the ring is closed`)
+  return ring as Pos[]
+}
+
+/** GeoJSON's right-hand rule (RFC 7946 3.1.6): exterior rings counterclockwise, holes clockwise. */
+function checkWinding(ring: Pos[], exterior: boolean, where: string) {
   let area = 0
   for (let i = 0; i < ring.length - 1; i++) area += ring[i][0] * ring[i + 1][1] - ring[i + 1][0] * ring[i][1]
   assert.ok(exterior ? area > 0 : area < 0, `${where}: right-hand rule (exterior counterclockwise)`)
-  return ring as Pos[]
 }
 
 export function polygonsOf(zone: ProviderZone, bounds: Bounds = BERLIN_BOUNDS): Pos[][][] {
@@ -123,7 +127,7 @@ export function polygonsOf(zone: ProviderZone, bounds: Bounds = BERLIN_BOUNDS): 
   assert.ok(polygons.length > 0)
   return polygons.map((rings, i) => {
     assert.ok(Array.isArray(rings) && rings.length > 0, `${zone.id}: polygon ${i} has rings`)
-    return rings.map((ring, j) => checkRing(ring, j === 0, `${zone.id} polygon ${i} ring ${j}`, bounds))
+    return rings.map((ring, j) => checkRing(ring, `${zone.id} polygon ${i} ring ${j}`, bounds))
   })
 }
 
@@ -234,7 +238,7 @@ export function micromobilitySuite(profile: MicroProfile, settings: { skip?: str
         await rejectsWith(s.connector.fleet(ctx), 'PROVIDER_ERROR', reason)
         await rejectsWith(s.connector.zones(ctx), 'PROVIDER_ERROR', reason)
       }
-      failing.restore()
+      await failing.restore()
       // Scenarios aimed at other providers change nothing.
       const elsewhere = s.ctx({ scenarios: [...scenario('provider-error', 'sandbox-rent'), ...scenario('x', 'y')] })
       assert.equal((await s.connector.fleet(elsewhere)).vehicles.length, profile.fleetSize)
@@ -303,7 +307,9 @@ export function berlinWorldSuite(profile: MicroProfile, settings: { skip?: strin
         check.zone({ ...zone, provider }, zone.id)
         assert.ok(zone.rules.length > 0)
         for (const r of zone.rules) check.rules(r)
-        polygonsOf(zone)
+        for (const [i, rings] of polygonsOf(zone).entries()) {
+          for (const [j, ring] of rings.entries()) checkWinding(ring, j === 0, `${zone.id} polygon ${i} ring ${j}`)
+        }
       }
       assert.equal(new Set(zones.map((z) => z.id)).size, zones.length, 'unique zone ids')
       const kind = (k: ProviderZone['kind']) => {

@@ -298,7 +298,7 @@ export function tripSuite(profile: TripProfile, settings: { skip?: string } = {}
       await rejectsWith(trips.command(reference, command, ctx), 'PROVIDER_ERROR', reason)
       await rejectsWith(trips.end(reference, undefined, ctx), 'PROVIDER_ERROR', reason)
       await rejectsWith(trips.release(reference, ctx), 'PROVIDER_ERROR', reason)
-      failing.restore()
+      await failing.restore()
     })
   })
 }
