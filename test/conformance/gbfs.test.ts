@@ -20,6 +20,8 @@ import {
   type ProviderZone,
 } from '../../src/connectors/types.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
+import { buildConnector } from '../helpers/connectors.ts'
+import { type MicroProfile, type MicroSetup, micromobilitySuite } from './suites/micromobility.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up: the official fixtures (copied into the connector's folder) served over HTTP, feed URLs rewritten.
@@ -67,6 +69,8 @@ class FeedServer {
       this.hits.set(path, (this.hits.get(path) ?? 0) + 1)
       this.apiKeys.set(path, req.headers['x-api-key'] as string | undefined)
       const answer = this.routes.get(path) ?? { status: 404, body: 'not found', type: 'text/plain' }
+      // Status 0: the server never answers (the connection stays open until the client gives up).
+      if (answer.status === 0) return
       res.writeHead(answer.status, { 'content-type': answer.type })
       res.end(answer.body)
     })
@@ -102,6 +106,11 @@ class FeedServer {
       this.json(`${prefix}/${file}`, json)
     }
     return `${this.base}${prefix}/gbfs.json`
+  }
+
+  /** Requests for `path` are never answered. */
+  hang(path: string): void {
+    this.routes.set(path, { status: 0, body: '', type: 'text/plain' })
   }
 
   count(path: string): number {
@@ -238,6 +247,104 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
     await sleep(50)
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The micromobility suite, over the official fixtures of each version
+
+const T0 = Date.parse('2031-05-05T08:00:00.000Z')
+const micromobility = { is: isMicromobilityConnector, name: 'micromobility' }
+let mounts = 0
+
+/**
+ * A GBFS provider over a fixture set of its own (a prefix of the feed server), built through the registry as the
+ * service does, on a test clock. Failing and hanging providers are new ones whose discovery file answers HTTP 500
+ * or never answers: once loaded, a GBFS provider serves its last good copy whatever the feeds do (tested below).
+ */
+function gbfsProfile(
+  version: Version,
+  facts: Pick<MicroProfile, 'capabilities' | 'fleetSize' | 'vehicleId' | 'area'>,
+): MicroProfile {
+  const build = (prefix: string, options: Record<string, unknown> = {}): MicroSetup => {
+    const providerEntry = entry({ url: `${server.base}${prefix}/gbfs.json`, minTtlSeconds: 60, timeoutMs: 1000 })
+    const setup = buildConnector(providerEntry, micromobility, { options, start: T0 })
+    connectors.push(setup.connector as GbfsConnector)
+    const twin = async () => build(prefix, options)
+    return { providerId: PROVIDER.id, entry: providerEntry, ...setup, twin }
+  }
+  const mounted = () => {
+    const prefix = `/suite-${version}-${++mounts}`
+    server.mount(prefix, version)
+    return prefix
+  }
+  return {
+    name: `gbfs ${version} (official fixtures)`,
+    async make(options) {
+      const s = build(mounted(), options)
+      await s.connector.start?.()
+      return s
+    },
+    ...facts,
+    async failing() {
+      const prefix = mounted()
+      server.raw(`${prefix}/gbfs.json`, 500, 'upstream trouble')
+      const s = build(prefix, { minTtlSeconds: 0.1 })
+      return {
+        s,
+        ctxs: [s.ctx()],
+        async restore() {
+          server.mount(prefix, version)
+          // A failed discovery is tried again after minTtlSeconds.
+          await sleep(120)
+        },
+      }
+    },
+    async hanging(signal) {
+      const prefix = mounted()
+      server.hang(`${prefix}/gbfs.json`)
+      const s = build(prefix)
+      return { s, ctx: s.ctx({ signal }), restore: () => server.mount(prefix, version) }
+    },
+    badOptions: [
+      { url: 'ftp://example.com/gbfs.json' },
+      { url: 'not a url' },
+      { minTtlSeconds: 0 },
+      { localFeeds: 'yes' },
+      { language: 42 },
+      { minTTL: 5 },
+    ],
+  }
+}
+
+micromobilitySuite(
+  gbfsProfile('v2.3', {
+    capabilities: {
+      modalities: ['SCOOTER', 'BIKE'],
+      operations: ['SEARCH', 'ZONES'],
+      stationBased: true,
+      freeFloating: true,
+      requiresStoredBooking: false,
+    },
+    fleetSize: 1,
+    vehicleId: /^TST:Scooter:\d+$/,
+    // Oslo, and a zone north-east of it.
+    area: { center: { latitude: 59.9139, longitude: 10.7522 }, radiusMeters: 5_000, bounds: [10, 59, 12, 61] },
+  }),
+)
+micromobilitySuite(
+  gbfsProfile('v3.0', {
+    capabilities: {
+      modalities: ['BIKE'],
+      operations: ['SEARCH', 'ZONES'],
+      stationBased: true,
+      freeFloating: true,
+      requiresStoredBooking: false,
+    },
+    fleetSize: 7,
+    vehicleId: /^[0-9a-f]{64}$/,
+    // Paris.
+    area: { center: { latitude: 48.8566, longitude: 2.3522 }, radiusMeters: 10_000, bounds: [2, 48.5, 3, 49.2] },
+  }),
+)
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -780,5 +887,34 @@ describe('gbfs connector: broken feeds', () => {
     assert.deepEqual((await empty.fleet(ctx())).vehicles, [])
     assert.deepEqual(await empty.zones(ctx()), [])
     assert.ok(empty.problems().some((p) => p.includes('neither vehicle_status nor free_bike_status')))
+  })
+})
+
+describe('gbfs connector: callers that give up', () => {
+  it('a caller that gave up before the first load gets TIMEOUT; the load failing afterwards harms nothing', async () => {
+    server.raw('/gave-up/gbfs.json', 500, 'upstream trouble')
+    const connector = connect({ url: `${server.base}/gave-up/gbfs.json`, minTtlSeconds: 60 })
+    const aborted = new AbortController()
+    aborted.abort()
+    const call = connector.fleet({ ...ctx(), signal: aborted.signal })
+    await assert.rejects(call, (error: Error & { code?: string; details?: Record<string, unknown> }) => {
+      assert.equal(error.code, 'TIMEOUT', String(error))
+      assert.equal(error.details?.reason, 'ABORTED')
+      return true
+    })
+    // The load it started fails on its own; nobody waits for it, and no rejection is left unhandled.
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      await eventually('the failed load', async () =>
+        connector.problems().some((p) => p.includes('discovery failed')) ? true : undefined,
+      )
+      await sleep(20)
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+    assert.deepEqual(unhandled, [])
+    await assert.rejects(connector.fleet(ctx()), (error: Error & { code?: string }) => error.code === 'PROVIDER_ERROR')
   })
 })

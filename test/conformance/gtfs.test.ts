@@ -21,6 +21,8 @@ import {
 } from '../../src/connectors/types.ts'
 import { ApiError } from '../../src/http/errors.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
+import { buildConnector } from '../helpers/connectors.ts'
+import { type PtProfile, type PtSetup, publicTransportSuite } from './suites/public-transport.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up: Google's sample-feed-1 (folder and zip) and the project's edge-case feed, over file: and over HTTP.
@@ -77,6 +79,8 @@ const legs = (j: TransitJourney) =>
 class FixtureServer {
   readonly overrides = new Map<string, { status: number; body: Buffer | string }>()
   readonly hits = new Map<string, number>()
+  /** Paths never answered (the connection stays open until the client gives up). */
+  readonly hanging = new Set<string>()
   delayMs = 0
   private server?: Server
   base = ''
@@ -85,6 +89,7 @@ class FixtureServer {
     this.server = createServer((req, res) => {
       const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
       this.hits.set(path, (this.hits.get(path) ?? 0) + 1)
+      if (this.hanging.has(path)) return
       setTimeout(() => {
         const override = this.overrides.get(path)
         if (override) {
@@ -177,6 +182,64 @@ describe('gtfs: options and registration', () => {
     await registry.stop()
   })
 })
+
+// ---------------------------------------------------------------------------------------------------------------
+// The public-transport suite, over sample-feed-1 (Tuesday 2007-06-05, 06:50 in Nevada)
+
+const SAMPLE_AT = pdt('2007-06-05', '06:50:00')
+
+/** sample-feed-1 through the registry, as the service builds it, on a test clock at SAMPLE_AT. */
+function sampleBuild(url: string): PtSetup {
+  const providerEntry = entry({ url })
+  const setup = buildConnector(
+    providerEntry,
+    { is: isPublicTransportConnector, name: 'public-transport' },
+    { start: SAMPLE_AT.getTime() },
+  )
+  connectors.push(setup.connector as GtfsConnector)
+  return { providerId: providerEntry.id, entry: providerEntry, ...setup }
+}
+
+const sampleProfile: PtProfile = {
+  name: 'gtfs sample-feed-1',
+  async make() {
+    const s = sampleBuild(fileUrl(SAMPLE_DIR))
+    await s.connector.start?.()
+    return s
+  },
+  capabilities: {
+    modalities: ['PUBLIC_TRANSPORT'],
+    operations: ['STOPS', 'DEPARTURES', 'JOURNEYS'],
+    stationBased: true,
+    freeFloating: false,
+    requiresStoredBooking: false,
+  },
+  place: { latitude: 36.9, longitude: -116.76, radiusMeters: 3_000, minStops: 5 },
+  stop: { id: 'STAGECOACH', search: 'stagecoach' },
+  // CITY1 leaves STAGECOACH at 07:00, 07:30, 08:00 and reaches DADAN 19 min later.
+  trip: { from: 'STAGECOACH', to: 'DADAN', withinMs: 90 * 60_000 },
+  at: SAMPLE_AT,
+  // A feed that cannot be loaded (its folder is missing): the provider answers PROVIDER_ERROR.
+  failing: async () => {
+    const s = sampleBuild(fileUrl(join(scratch, 'no-such-feed')))
+    return { s, ctx: s.ctx() }
+  },
+  // A feed server that never answers: calls wait for the first load.
+  hanging: async (signal) => {
+    server.hanging.add('/hanging/feed.zip')
+    const s = sampleBuild(`${server.base}/hanging/feed.zip`)
+    return { s, ctx: s.ctx({ signal }) }
+  },
+  badOptions: [
+    { url: 'ftp://x/feed.zip' },
+    { realtimeUrl: 'nope' },
+    { transferWalkMeters: -1 },
+    { realtimeRefreshSeconds: 0 },
+    { colour: 'red' },
+  ],
+}
+
+publicTransportSuite(sampleProfile)
 
 // ---------------------------------------------------------------------------------------------------------------
 // sample-feed-1, loaded four ways: the answers must not depend on how the feed is packed or reached.

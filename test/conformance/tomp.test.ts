@@ -2,15 +2,17 @@ import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
 import { buildRegistry } from '../../src/connectors/registry.ts'
 import { createTompConnector, parseTompOptions, type TompConnector } from '../../src/connectors/tomp/index.ts'
-import type { CallContext, ProviderEntry } from '../../src/connectors/types.ts'
+import { type CallContext, isMicromobilityConnector, type ProviderEntry } from '../../src/connectors/types.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { type TestClock, testClock } from '../helpers/clock.ts'
-import { rejectsWith } from '../helpers/connectors.ts'
+import { buildConnector, inMemory, rejectsWith } from '../helpers/connectors.ts'
 import { fixture } from '../helpers/tomp-fleet.ts'
 import { startTompOperator, type TompOperator, type TompOperatorOptions } from '../helpers/tomp-operator.ts'
+import { BERLIN, berlinWorldSuite, type MicroSetup, micromobilitySuite } from './suites/micromobility.ts'
+import { assertReservedBy, RIDER, rideable as rideableOf, type TripProfile, tripSuite } from './suites/trips.ts'
 
 /**
- * What the TOMP connector does beyond the shared micromobility suite (micromobility-connector.test.ts): the headers
+ * The TOMP connector: the micromobility and trip suites against a test operator, then what it does beyond them: the headers
  * TOMP asks for, keeping reads between refreshes, mapping every asset class and fare, quirky operator data, the
  * planning variants and the failures of HTTP.
  */
@@ -55,6 +57,122 @@ async function rideable(s: { connector: TompConnector; ctx: () => CallContext })
   const { vehicles } = await s.connector.fleet(s.ctx())
   return vehicles.filter((v) => v.isAvailable && (v.batteryPercent ?? 0) >= 30)
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The micromobility and trip suites, against a test operator
+
+const TOMP_ID = 'tomp-freebike'
+/** Past the TOMP connector's default refresh (30 s) and maxStaleSeconds (300 s). */
+const PAST_STALE_MS = 301_000
+const suiteOperators = new Map<MicroSetup['clock'], TompOperator>()
+const micromobility = { is: isMicromobilityConnector, name: 'micromobility' }
+
+/**
+ * A TOMP connector with trips against a test operator of its own (test/helpers/tomp-operator.ts) on the setup's
+ * clock, with the default refresh: what a second instance sees of the first's bookings comes through the store they
+ * share, as in a deployment. Making the operator fail or hang also moves the clock past the refresh and the time a
+ * failed read may be answered from the last copy (maxStaleSeconds), so the next call reads.
+ */
+function tompProfile(): TripProfile {
+  const providerEntry = (url: string): ProviderEntry => ({
+    id: TOMP_ID,
+    name: 'FreeBike (TOMP)',
+    connector: 'tomp',
+    environments: ['live', 'test'],
+    options: { url, trips: true, timeoutMs: 2000 },
+  })
+  const build = (
+    operator: TompOperator,
+    options: Record<string, unknown>,
+    shared: Pick<MicroSetup, 'clock' | 'kv'>,
+  ): MicroSetup => ({
+    providerId: TOMP_ID,
+    entry: providerEntry(operator.url),
+    ...buildConnector(providerEntry(operator.url), micromobility, { options, shared, start: T0 }),
+    twin: async () => build(operator, options, shared),
+  })
+  const operatorOf = (s: MicroSetup) => suiteOperators.get(s.clock)!
+  async function make(options: Record<string, unknown> = {}) {
+    const clock = testClock(T0)
+    const operator = await startTompOperator({ clock })
+    operators.push(operator)
+    suiteOperators.set(clock, operator)
+    const setup = build(operator, options, { clock, kv: inMemory(clock) })
+    await setup.connector.start?.()
+    return setup
+  }
+  return {
+    name: 'tomp (test operator)',
+    make,
+    capabilities: {
+      modalities: ['SCOOTER', 'BIKE', 'MOPED'],
+      operations: ['SEARCH', 'ZONES', 'TRIPS', 'VEHICLE_ACTIONS'],
+      stationBased: false,
+      freeFloating: true,
+      requiresStoredBooking: false,
+    },
+    fleetSize: 300,
+    vehicleId: /^FB-\d{4}$/,
+    area: { center: BERLIN, radiusMeters: 6_100, bounds: [13, 52, 14, 53] },
+    reference: /^BK-[0-9A-F]{10}\|BK-[0-9A-F]{10}-L1\|FB-\d{4}$/,
+    unknownVehicles: ['FB-9999', 'scoot-0001'],
+    unknownReference: { vehicleId: 'FB-0001', reference: 'BK-0000000000|BK-0000000000-L1|FB-0001' },
+    commands: ['LOCK', 'UNLOCK'],
+    reserved: 'unavailable',
+    async failing() {
+      const s = await make()
+      operatorOf(s).mode = 'error'
+      s.clock.advance(PAST_STALE_MS)
+      const restore = () => {
+        operatorOf(s).mode = undefined
+      }
+      return { s, ctxs: [s.ctx()], reason: 'OPERATOR_ERROR', restore }
+    },
+    async hanging(signal) {
+      const s = await make()
+      operatorOf(s).mode = 'hang'
+      s.clock.advance(PAST_STALE_MS)
+      const restore = () => {
+        operatorOf(s).mode = undefined
+      }
+      return { s, ctx: s.ctx({ signal }), restore }
+    },
+    rejecting(s) {
+      operatorOf(s).jammed = true
+      const restore = () => {
+        operatorOf(s).jammed = false
+      }
+      return { ctx: s.ctx(), restore }
+    },
+    badOptions: [
+      { url: 'ftp://operator.example/' },
+      { url: '' },
+      { apiVersion: '2.0' },
+      { apiKey: 'key', token: 'token' },
+      { trips: 'yes' },
+      { refreshSeconds: -1 },
+      { planning: 'maybe' },
+      { maasId: '' },
+      { fleetSize: 10 },
+    ],
+  }
+}
+
+const suiteProfile = tompProfile()
+micromobilitySuite(suiteProfile)
+berlinWorldSuite(suiteProfile)
+tripSuite(suiteProfile)
+
+describe('TOMP specifics (suite operator)', () => {
+  it('live and test: one operator for both; a vehicle held in test is held in live', async () => {
+    const s = await suiteProfile.make()
+    const [vehicle] = await rideableOf(s)
+    await s.connector.trips!.reserve(vehicle.vehicleId, RIDER, s.ctx({ environment: 'test' }))
+    const live = await s.connector.fleet(s.ctx({ environment: 'live' }))
+    // The README says to configure a real operator's test system as a provider of its own for `test`.
+    assertReservedBy(suiteProfile, live.vehicles, vehicle.vehicleId, 'the operator holds it for every environment')
+  })
+})
 
 describe('TOMP options', () => {
   it('defaults, and a base URL that paths resolve below', () => {

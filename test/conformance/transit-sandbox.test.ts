@@ -19,6 +19,7 @@ import type { ApiError } from '../../src/http/errors.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { buildConnector, type ConnectorSetup, inMemory, type KvFactory, rejectsWith } from '../helpers/connectors.ts'
 import { testRedis } from '../helpers/redis.ts'
+import { type PtProfile, type PtSetup, publicTransportSuite } from './suites/public-transport.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up
@@ -84,6 +85,40 @@ async function buy(s: Setup, travellers: TravellerCategory[] = ['ADULT'], produc
   const booking = await s.ticketing.book(prebooked.prebookRef, customer, s.ctx())
   return { journey, offers, prebooked, booking }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The public-transport suite
+
+const suiteSetup = (): PtSetup => ({ providerId: ID, entry: ID, ...build() })
+
+const sandboxTransitProfile: PtProfile = {
+  name: ID,
+  async make() {
+    const s = suiteSetup()
+    await s.connector.start?.()
+    return s
+  },
+  capabilities: {
+    ...SANDBOX_PROFILES.transit,
+    operations: [...SANDBOX_PROFILES.transit.operations],
+    modalities: [...SANDBOX_PROFILES.transit.modalities],
+  },
+  place: { ...ALEXANDERPLATZ, radiusMeters: 600, minStops: 3 },
+  stop: { id: STOP.alexanderplatz, search: 'alexanderplatz' },
+  trip: { from: STOP.hauptbahnhof, to: STOP.alexanderplatz, withinMs: 30 * MINUTE },
+  at: new Date(T0),
+  failing: async () => {
+    const s = suiteSetup()
+    return { s, ctx: s.ctx({ scenarios: scenario('provider-error') }), reason: 'SCENARIO' }
+  },
+  hanging: async (signal) => {
+    const s = suiteSetup()
+    return { s, ctx: s.ctx({ scenarios: scenario('provider-timeout'), signal }) }
+  },
+  badOptions: [{ latencyMs: -1 }, { failureRate: 2 }, { latencyMs: 'slow' }],
+}
+
+publicTransportSuite(sandboxTransitProfile)
 
 // ---------------------------------------------------------------------------------------------------------------
 // The bundled feed through the GTFS connector

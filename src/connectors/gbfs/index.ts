@@ -49,7 +49,11 @@ const hashOf = (...parts: string[]) => createHash('sha1').update(parts.join('|')
 /** Waits for `promise`, giving up when the call's signal aborts (the load itself goes on). */
 function within<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise
-  if (signal.aborted) return Promise.reject(signal.reason)
+  if (signal.aborted) {
+    // Nobody else may wait for the load this call started: its failure must not go unhandled.
+    promise.catch(() => {})
+    return Promise.reject(signal.reason)
+  }
   return new Promise<T>((resolvePromise, reject) => {
     const abort = () => reject(signal.reason)
     signal.addEventListener('abort', abort, { once: true })
@@ -237,7 +241,10 @@ export function createGbfsConnector(entry: ProviderEntry, deps: ConnectorDeps): 
     try {
       await within(ready(), signal)
     } catch (error) {
-      if (signal?.aborted) throw error
+      // The caller gave up: TIMEOUT, as every connector answers (not the signal's bare AbortError).
+      if (signal?.aborted) {
+        throw new ApiError('TIMEOUT', 'The provider call was aborted', { providerId: entry.id, reason: 'ABORTED' })
+      }
       throw new ApiError('PROVIDER_ERROR', (error as Error).message, { providerId: entry.id })
     }
     if (feeds.isDue()) refresh()

@@ -182,7 +182,10 @@ export function createGtfsConnector(entry: ProviderEntry, deps: ConnectorDeps, e
         const pending = load()
         await (signal ? Promise.race([pending, aborted(signal)]) : pending)
       } catch (error) {
-        if (signal?.aborted) throw error
+        // The caller gave up: TIMEOUT, as every connector answers (not the signal's bare AbortError).
+        if (signal?.aborted) {
+          throw new ApiError('TIMEOUT', 'The provider call was aborted', { providerId: entry.id, reason: 'ABORTED' })
+        }
         throw new ApiError('PROVIDER_ERROR', (error as Error).message, { providerId: entry.id })
       }
     }
