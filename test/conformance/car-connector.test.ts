@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { DEFAULT_PROVIDERS } from '../../src/connectors/default-providers.ts'
+import { buildRegistry } from '../../src/connectors/registry.ts'
+import {
+  type CarConnector,
+  type CarSearchQuery,
+  isCarConnector,
+  type ProviderCarOffer,
+} from '../../src/connectors/types/cars.ts'
+import type { Scenario } from '../../src/connectors/types/common.ts'
 import {
   CAR_CATEGORIES,
   CancellationPolicy,
@@ -16,19 +25,10 @@ import {
   UPSELL_AVAILABILITY,
   UpsellSummary,
   Vehicle,
-} from '../../src/api/cars/schemas.ts'
-import { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../../src/api/shared/schemas.ts'
-import { DEFAULT_PROVIDERS } from '../../src/connectors/default-providers.ts'
-import { buildRegistry } from '../../src/connectors/registry.ts'
-import { SANDBOX_SCENARIOS } from '../../src/connectors/sandbox/index.ts'
-import {
-  type CarConnector,
-  type CarSearchQuery,
-  isCarConnector,
-  type ProviderCarOffer,
-  type Scenario,
-} from '../../src/connectors/types.ts'
-import type { ApiError } from '../../src/http/errors.ts'
+} from '../../src/contract/cars.ts'
+import type { ApiError } from '../../src/contract/errors.ts'
+import { SANDBOX_SCENARIOS } from '../../src/contract/sandbox.ts'
+import { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../../src/contract/shared.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { buildConnector, type ConnectorSetup, type KvFactory, rejectsWith, validator } from '../helpers/connectors.ts'
 import { testRedis } from '../helpers/redis.ts'

@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
+import { SANDBOX_PROFILES } from '../../src/connectors/sandbox/index.ts'
+import type { CallContext, Capabilities, ProviderEntry, Scenario } from '../../src/connectors/types/common.ts'
+import {
+  isMicromobilityConnector,
+  type MicromobilityConnector,
+  type ProviderMicroVehicle,
+  type ProviderZone,
+} from '../../src/connectors/types/micromobility.ts'
 import {
   MicroVehicle,
   PricingPlan,
@@ -7,19 +15,9 @@ import {
   type TripAction,
   Zone,
   ZoneRules,
-} from '../../src/api/micromobility/schemas.ts'
-import { DeepLinks } from '../../src/api/shared/schemas.ts'
-import { SANDBOX_PROFILES, SANDBOX_SCENARIOS } from '../../src/connectors/sandbox/index.ts'
-import {
-  type CallContext,
-  type Capabilities,
-  isMicromobilityConnector,
-  type MicromobilityConnector,
-  type ProviderEntry,
-  type ProviderMicroVehicle,
-  type ProviderZone,
-  type Scenario,
-} from '../../src/connectors/types.ts'
+} from '../../src/contract/micromobility.ts'
+import { SANDBOX_SCENARIOS } from '../../src/contract/sandbox.ts'
+import { DeepLinks } from '../../src/contract/shared.ts'
 import { distanceMeters } from '../../src/platform/geo.ts'
 import { testClock } from '../helpers/clock.ts'
 import {

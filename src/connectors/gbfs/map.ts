@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { PricingPlan, PropulsionType, VehicleType, Zone } from '../../api/micromobility/schemas.ts'
+import type { PricingPlan, PropulsionType, VehicleType, Zone } from '../../contract/micromobility.ts'
 import { toMinor } from '../../platform/money.ts'
-import type { ProviderMicroVehicle, ProviderZone } from '../types.ts'
+import type { ProviderMicroVehicle, ProviderZone } from '../types/micromobility.ts'
 
 /**
  * GBFS 2.x / 3.0 → domain. Every function here is pure and tolerant: a record that cannot be used is reported through

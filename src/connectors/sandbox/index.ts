@@ -1,15 +1,11 @@
-import type {
-  Capabilities,
-  CarConnector,
-  ConnectorFactory,
-  MicromobilityConnector,
-  PublicTransportConnector,
-} from '../types.ts'
+import type { CarConnector } from '../types/cars.ts'
+import type { Capabilities, ConnectorFactory } from '../types/common.ts'
+import type { MicromobilityConnector } from '../types/micromobility.ts'
+import type { PublicTransportConnector } from '../types/public-transport.ts'
 import { createSandboxCarConnector } from './cars/connector.ts'
 import { createSandboxMicroConnector } from './micro/connector.ts'
 import { createSandboxTransitConnector } from './transit/connector.ts'
 
-export { SANDBOX_SCENARIOS, type SandboxScenarioName } from './common.ts'
 
 /** The simulated providers of DECISIONS "Test environment and sandbox"; `options.profile` picks the behaviour. */
 export const SANDBOX_PROFILES = {

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { readBoundedBody } from '../bounded-body.ts'
 import { permanentProviderError, vehicleNotAvailable } from '../refusals.ts'
 

@@ -1,4 +1,5 @@
-import type { Capabilities, CarConnector, ConnectorDeps, ProviderEntry } from '../../types.ts'
+import type { CarConnector } from '../../types/cars.ts'
+import type { Capabilities, ConnectorDeps, ProviderEntry } from '../../types/common.ts'
 import type { SimulationOptions } from '../common.ts'
 import { managing } from './managing.ts'
 import type { ProfileKind } from './policies.ts'

@@ -1,4 +1,3 @@
-export { SANDBOX_SCENARIOS, type SandboxScenarioName } from '../common.ts'
 export { createSandboxCarConnector } from './connector.ts'
 export { RENT_FLEET, type SandboxVehicleModel } from './fleet.ts'
 export { CAR_PROFILES, type CarProfile } from './profiles.ts'

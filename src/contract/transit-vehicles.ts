@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { enumOf, providerOutcome } from '../shared/schemas.ts'
-import { Line } from './schemas.ts'
+import { CursorPagination, DateTime } from './common.ts'
+import { Line } from './public-transport.ts'
+import { enumOf, providerOutcome } from './shared.ts'
 
 /**
  * GET /public-transport/vehicles (DECISIONS "Real-time transit and GBFS out"): live transit vehicles. In a file of
