@@ -6,7 +6,6 @@ import { createSandboxCarConnector } from './cars/connector.ts'
 import { createSandboxMicroConnector } from './micro/connector.ts'
 import { createSandboxTransitConnector } from './transit/connector.ts'
 
-
 /** The simulated providers of DECISIONS "Test environment and sandbox"; `options.profile` picks the behaviour. */
 export const SANDBOX_PROFILES = {
   rent: {
