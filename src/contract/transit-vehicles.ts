@@ -5,7 +5,7 @@ import { enumOf, providerOutcome } from './shared.ts'
 
 /**
  * GET /public-transport/vehicles (DECISIONS "Real-time transit and GBFS out"): live transit vehicles. In a file of
- * their own beside schemas.ts, which holds the timetable and ticket shapes.
+ * their own beside public-transport.ts, which holds the timetable and ticket shapes.
  */
 
 /** GTFS-Realtime VehiclePosition.OccupancyStatus, by name. */

@@ -1,6 +1,13 @@
 import { ApiError } from '../../contract/errors.ts'
-import type { Delivery, Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret } from '../../contract/webhooks.ts'
-import { EVENT_TYPES, type EventType } from '../../contract/webhooks.ts'
+import {
+  type Delivery,
+  EVENT_TYPES,
+  type EventType,
+  type Webhook,
+  type WebhookCreate,
+  type WebhookUpdate,
+  type WebhookWithSecret,
+} from '../../contract/webhooks.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../store/schema.ts'
 import type { EndpointChanges, Scope, WebhooksRepo } from '../../store/webhooks-repo.ts'
