@@ -19,7 +19,7 @@
  */
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import type { FleetSnapshot, ProviderMicroVehicle } from '../src/connectors/types.ts'
+import type { FleetSnapshot, ProviderMicroVehicle } from '../src/connectors/types/micromobility.ts'
 import { buildFleetIndex, type FleetIndex } from '../src/domain/micromobility/fleet-index.ts'
 import { distanceMeters } from '../src/platform/geo.ts'
 import { type BenchContext, type Benchmark, type BenchOutcome, fmtInt, median, table } from './support.ts'

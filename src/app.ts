@@ -1,11 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import FindMyWay from 'find-my-way'
 import { accountRoutes } from './api/account/routes.ts'
 import { adminRoutes } from './api/admin/routes.ts'
@@ -24,6 +18,7 @@ import { webhookRoutes } from './api/webhooks/routes.ts'
 import type { Config } from './config.ts'
 import type { Registry } from './connectors/registry.ts'
 import type { Resilience } from './connectors/resilience.ts'
+import { ApiError } from './contract/errors.ts'
 import { bookingList } from './domain/bookings/list.ts'
 import { carBookings } from './domain/cars/bookings.ts'
 import { mailNotifier } from './domain/cars/notifications.ts'
@@ -49,7 +44,6 @@ import { installAuth } from './http/auth.ts'
 import { authFailures } from './http/auth-failures.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
-import { ApiError } from './http/errors.ts'
 import { createIdempotency } from './http/idempotency.ts'
 import { installLoadShedding } from './http/load-shedding.ts'
 import { referResponses, schemaComponents } from './http/openapi/components.ts'
@@ -121,13 +115,6 @@ export interface Repos {
 }
 
 export type App = FastifyInstance
-export type TypedApp = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/
 /** An Idempotency-Key is held this much longer than a request may take before a repeat may take it over. */

@@ -4,13 +4,13 @@
  * what the API does, and its changes move the shared authentication epoch (REDIS_URL) like the API's.
  */
 import { Type } from 'typebox'
-import { ApiKeyCreate, TenantCreate, TenantUpdate } from '../api/admin/schemas.ts'
 import { ConfigError, loadConfig } from '../config.ts'
+import { ApiKeyCreate, TenantCreate, TenantUpdate } from '../contract/admin.ts'
+import { OffsetQuery } from '../contract/common.ts'
+import { ApiError, isApiError } from '../contract/errors.ts'
 import { keyResolver } from '../domain/tenants/key-resolver.ts'
 import { tenantService } from '../domain/tenants/service.ts'
 import { validationDetails } from '../http/error-handler.ts'
-import { ApiError, isApiError } from '../http/errors.ts'
-import { OffsetQuery } from '../http/schemas.ts'
 import { validatorCompiler } from '../http/validation.ts'
 import { errorMessage } from '../platform/i18n/index.ts'
 import { localizeDetails } from '../platform/i18n/texts.ts'

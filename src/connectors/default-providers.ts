@@ -1,4 +1,4 @@
-import type { ProviderEntry } from './types.ts'
+import type { ProviderEntry } from './types/common.ts'
 
 const BOTH: ProviderEntry['environments'] = ['live', 'test']
 /** The official GBFS sample feeds bundled with the connector, read from disk with their sibling files. */

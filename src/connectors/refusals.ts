@@ -1,4 +1,4 @@
-import { ApiError, type ErrorDetails } from '../http/errors.ts'
+import { ApiError, type ErrorDetails } from '../contract/errors.ts'
 
 /**
  * The answers every connector gives when the provider works and says no, so that they read the same whichever

@@ -10,7 +10,7 @@ import { gbfs } from './gbfs/index.ts'
 import { gtfs } from './gtfs/index.ts'
 import { sandbox } from './sandbox/index.ts'
 import { tomp } from './tomp/index.ts'
-import type { ConnectorDeps, ConnectorFactory, Provider, ProviderEntry } from './types.ts'
+import type { ConnectorDeps, ConnectorFactory, Provider, ProviderEntry } from './types/common.ts'
 
 /** Every connector the service can build, by the `connector` name of the providers file. */
 export const CONNECTORS: Record<string, ConnectorFactory> = { sandbox, gbfs, gtfs, tomp }

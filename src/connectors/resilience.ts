@@ -9,7 +9,7 @@ import {
   handleWhen,
   retry,
 } from 'cockatiel'
-import { ApiError, type ErrorCode } from '../http/errors.ts'
+import { ApiError, type ErrorCode } from '../contract/errors.ts'
 import type { Metrics } from '../platform/metrics.ts'
 
 export interface CallOptions {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { ApiError, isApiError } from '../http/errors.ts'
+import type { Environment } from '../contract/access.ts'
+import { ApiError, isApiError } from '../contract/errors.ts'
 import { type Jobs, type JobsLogger, PermanentJobError } from '../platform/jobs.ts'
 import type { Kv } from '../platform/kv/types.ts'
 import type { TenantRow } from '../store/schema.ts'
 import type { Caller } from './providers/calls.ts'
-import type { Environment } from './tenants/permissions.ts'
 
 /**
  * What happens after a provider said yes (README, "After the provider said yes"): the service's record is written

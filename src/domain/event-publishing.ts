@@ -1,7 +1,8 @@
+import type { Environment } from '../contract/access.ts'
+import type { EventType } from '../contract/webhooks.ts'
 import type { JobsLogger } from '../platform/jobs.ts'
 import type { TenantRow } from '../store/schema.ts'
-import type { EventSink, EventType } from './events.ts'
-import type { Environment } from './tenants/permissions.ts'
+import type { EventSink } from './events.ts'
 
 /**
  * Keys a payload under retention NONE keeps: identifiers and statuses. Everything else (names, e-mails, phones, dates

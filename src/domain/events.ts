@@ -1,28 +1,11 @@
+import type { EventType } from '../contract/webhooks.ts'
+
 /**
  * Status changes the service learns of, as events a tenant can receive (webhooks, DECISIONS "Safe retries and push").
  * Domain services publish them through an `EventSink`; the webhooks module turns each into one delivery per matching
- * endpoint. Publishing never fails the request that caused it: a sink that cannot record an event logs it.
+ * endpoint. Publishing never fails the request that caused it: a sink that cannot record an event logs it. The event
+ * types are the contract's (`EVENT_TYPES`, `src/contract/webhooks.ts`).
  */
-export const EVENT_TYPES = [
-  'car.booking.confirmed',
-  'car.booking.changed',
-  'car.booking.cancelled',
-  'micromobility.trip.reserved',
-  'micromobility.trip.started',
-  'micromobility.trip.paused',
-  'micromobility.trip.resumed',
-  'micromobility.trip.completed',
-  'micromobility.trip.cancelled',
-  'micromobility.action.failed',
-  'public-transport.ticket.issued',
-  'public-transport.booking.cancelled',
-  'public-transport.subscription.created',
-  'public-transport.subscription.cancelled',
-  'webhook.test',
-] as const
-
-export type EventType = (typeof EVENT_TYPES)[number]
-
 export interface DomainEvent {
   type: EventType
   tenantId: string

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts'
+import { ApiError } from '../contract/errors.ts'
 import { detail } from '../platform/i18n/texts.ts'
 
 /** A person's date of birth (YYYY-MM-DD, already a valid date) must lie before today: 400 INVALID_REQUEST on `field`. */

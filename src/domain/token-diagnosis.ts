@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCode } from '../http/errors.ts'
+import { ApiError, type ErrorCode } from '../contract/errors.ts'
 import { detail } from '../platform/i18n/texts.ts'
 import type { TokenCipher } from '../platform/tokens.ts'
 

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, isApiError } from '../contract/errors.ts'
 import type { KeyResolver } from '../domain/tenants/key-resolver.ts'
 import { allowedPermissions, keyMay } from '../domain/tenants/permissions.ts'
 import { negotiateLanguage } from '../platform/i18n/index.ts'
 import type { RateLimiter, RateLimitResult } from '../platform/kv/types.ts'
 import type { AuthFailures } from './auth-failures.ts'
 import { addVary } from './envelope.ts'
-import { ApiError, isApiError } from './errors.ts'
 
 export interface AuthDeps {
   keys: KeyResolver

@@ -1,4 +1,4 @@
-import type { Permission } from '../domain/tenants/permissions.ts'
+import type { Permission } from '../contract/access.ts'
 import type { ApiKeyRow, TenantRow } from '../store/schema.ts'
 import type { StatusOverrides } from './errors.ts'
 import type { RouteError } from './openapi/route-errors.ts'

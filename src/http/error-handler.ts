@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, type ErrorCode, isApiError } from '../contract/errors.ts'
 import { errorMessage, negotiateLanguage } from '../platform/i18n/index.ts'
 import { detail, localizeDetails, type Text } from '../platform/i18n/texts.ts'
 import { outageIn } from '../platform/outage.ts'
-import { ApiError, type ErrorCode, isApiError, statusFor } from './errors.ts'
+import { statusFor } from './errors.ts'
 import { answeredEarly } from './server-limits.ts'
 import { KEY_RULE_MESSAGE, TEXT_RULE_MESSAGE, TEXT_RULE_PATTERNS } from './text-rule.ts'
 

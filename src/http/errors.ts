@@ -1,6 +1,9 @@
+import type { ErrorCode } from '../contract/errors.ts'
+
 /**
- * The one error type of the service and the one table that gives each code its HTTP status (spec 7.1),
- * with the route-specific statuses of spec 7.2 declared by the routes themselves (see `statusOverrides`).
+ * The one table that gives each error code its HTTP status (spec 7.1), with the route-specific statuses of spec 7.2
+ * declared by the routes themselves (see `statusOverrides`). The codes and the error type are the contract's
+ * (`src/contract/errors.ts`); only this layer knows statuses.
  */
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
@@ -37,49 +40,11 @@ export const ERROR_STATUS = {
   OPERATION_NOT_SUPPORTED: 501,
   SERVICE_UNAVAILABLE: 503,
   TIMEOUT: 504,
-} as const
-
-export type ErrorCode = keyof typeof ERROR_STATUS
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
+} as const satisfies Record<ErrorCode, number>
 
 /** Route-specific statuses (spec 7.2): a route lists the codes whose status differs there. */
 export type StatusOverrides = Partial<Record<ErrorCode, number>>
 
-export type ErrorDetails = Record<string, unknown>
-
-export class ApiError extends Error {
-  readonly code: ErrorCode
-  readonly details?: ErrorDetails
-  /** Message parameters for the localized catalog entry (for example `{ field: 'limit' }`). */
-  readonly params?: Record<string, string | number>
-  /** Extra response headers, such as `Retry-After` or `Allow`. */
-  readonly headers?: Record<string, string>
-  /** A status that differs from the table; only for transport-level answers decided by the HTTP layer. */
-  readonly status?: number
-
-  constructor(
-    code: ErrorCode,
-    message?: string,
-    details?: ErrorDetails,
-    extra: { params?: Record<string, string | number>; headers?: Record<string, string>; status?: number } = {},
-  ) {
-    super(message ?? code)
-    this.name = 'ApiError'
-    this.code = code
-    this.details = details
-    this.params = extra.params
-    this.headers = extra.headers
-    this.status = extra.status
-  }
-
-  /** Whether `message` was given by the thrower (English, specific) rather than left to the catalog. */
-  get hasCustomMessage(): boolean {
-    return this.message !== this.code
-  }
-}
-
 export function statusFor(code: ErrorCode, overrides?: StatusOverrides): number {
   return overrides?.[code] ?? ERROR_STATUS[code]
 }
-
-export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError

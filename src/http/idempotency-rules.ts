@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
+import { ApiError } from '../contract/errors.ts'
 import { detail } from '../platform/i18n/texts.ts'
-import { ApiError } from './errors.ts'
 
 /**
  * The rules of `Idempotency-Key` that need no store: what a valid key is, when two requests are the same request,

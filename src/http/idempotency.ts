@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError } from '../contract/errors.ts'
 import { detail } from '../platform/i18n/texts.ts'
 import type { Jobs } from '../platform/jobs.ts'
 import type { IdempotencyRepo, KeptAnswer } from '../store/idempotency-repo.ts'
 import type { IdempotencyRow } from '../store/schema.ts'
-import { ApiError } from './errors.ts'
 import {
   describeRequest,
   fingerprintOf,

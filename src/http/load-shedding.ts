@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../contract/errors.ts'
 import type { LoadGuard } from '../platform/load-guard.ts'
-import { ApiError } from './errors.ts'
 
 /** Probes and scrapes answer however loaded the service is: they are how operators see the overload. */
 const EXEMPT = new Set(['/health', '/ready', '/metrics'])

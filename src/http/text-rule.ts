@@ -1,3 +1,5 @@
+import { FREE_TEXT } from '../contract/common.ts'
+
 /**
  * The one rule for text the API accepts: no NUL, no other C0 or C1 control character, no DEL and no lone UTF-16
  * surrogate in any string of a body, query or path, nor in the keys of objects that take arbitrary keys. Such
@@ -15,9 +17,6 @@ export const TEXT_RULE_PATTERNS: readonly string[] = [LINE_TEXT_PATTERN, FREE_TE
 /** Catalog keys (src/platform/i18n/*.json "details") of the rule's messages. */
 export const TEXT_RULE_MESSAGE = 'NO_CONTROL_CHARACTERS'
 export const KEY_RULE_MESSAGE = 'NO_CONTROL_CHARACTERS_IN_KEYS'
-
-/** Schema flag of a free-text string (also shown in the API document). */
-export const FREE_TEXT = 'x-free-text'
 
 type Schema = Record<string, unknown>
 

@@ -1,4 +1,4 @@
-import type { Coordinates } from '../api/shared/schemas.ts'
+import type { Coordinates } from '../contract/shared.ts'
 
 const EARTH_RADIUS_M = 6_371_008.8
 const rad = (deg: number) => (deg * Math.PI) / 180

@@ -1,5 +1,5 @@
 // The error class has no dependencies of its own; it is the contract's one error type (ARCHITECTURE: contract/).
-import { ApiError } from '../http/errors.ts'
+import { ApiError } from '../contract/errors.ts'
 
 /** The shared servers of the distributed shape. An outage of one answers 503 naming it, never 500 and never a hang. */
 export type Dependency = 'REDIS' | 'DATABASE'

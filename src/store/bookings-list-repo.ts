@@ -1,10 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { BookingType } from '../contract/bookings.ts'
 import type { Db } from './db.ts'
 import { rowsOf } from './migrate.ts'
 import { type CarBookingRow, carBookings, type PtBookingRow, ptBookings } from './schema.ts'
-
-export const BOOKING_TYPES = ['CAR', 'PUBLIC_TRANSPORT'] as const
-export type BookingType = (typeof BOOKING_TYPES)[number]
 
 export type ListedBooking = { type: 'CAR'; row: CarBookingRow } | { type: 'PUBLIC_TRANSPORT'; row: PtBookingRow }
 

@@ -8,17 +8,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { TSchema } from 'typebox'
-import { MicroVehicle, PricingPlan, Zone } from '../../src/api/micromobility/schemas.ts'
-import { DeepLinks, Price } from '../../src/api/shared/schemas.ts'
 import { createGbfsConnector, type GbfsConnector, parseGbfsOptions } from '../../src/connectors/gbfs/index.ts'
 import { buildRegistry, CONNECTORS } from '../../src/connectors/registry.ts'
+import type { CallContext, ProviderEntry } from '../../src/connectors/types/common.ts'
 import {
-  type CallContext,
   isMicromobilityConnector,
-  type ProviderEntry,
   type ProviderMicroVehicle,
   type ProviderZone,
-} from '../../src/connectors/types.ts'
+} from '../../src/connectors/types/micromobility.ts'
+import { MicroVehicle, PricingPlan, Zone } from '../../src/contract/micromobility.ts'
+import { DeepLinks, Price } from '../../src/contract/shared.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { buildConnector } from '../helpers/connectors.ts'
 import { type MicroProfile, type MicroSetup, micromobilitySuite } from './suites/micromobility.ts'

@@ -9,13 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { ALERT_LIMITS, decodeAlerts } from '../../src/connectors/gtfs/alerts.ts'
 import { createGtfsConnector, type GtfsConnector, parseGtfsOptions } from '../../src/connectors/gtfs/index.ts'
 import { transit_realtime } from '../../src/connectors/gtfs/realtime.ts'
-import type {
-  CallContext,
-  ProviderEntry,
-  TransitAlert,
-  TransitDeparture,
-  TransitJourney,
-} from '../../src/connectors/types.ts'
+import type { CallContext, ProviderEntry } from '../../src/connectors/types/common.ts'
+import type { TransitAlert, TransitDeparture, TransitJourney } from '../../src/connectors/types/public-transport.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { encodeProtoText } from '../helpers/proto-text.ts'
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { createGtfsConnector, type GtfsConnector, parseGtfsOptions } from '../../src/connectors/gtfs/index.ts'
 import { buildRegistry, CONNECTORS } from '../../src/connectors/registry.ts'
-import type { TransitVehicle } from '../../src/connectors/types.ts'
+import type { TransitVehicle } from '../../src/connectors/types/public-transport.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import {
   at,

@@ -11,15 +11,14 @@ import { createGtfsConnector, type GtfsConnector, parseGtfsOptions } from '../..
 import { transit_realtime } from '../../src/connectors/gtfs/realtime.ts'
 import { generateCityFeed } from '../../src/connectors/gtfs/synthetic.ts'
 import { buildRegistry, CONNECTORS } from '../../src/connectors/registry.ts'
+import type { CallContext, ProviderEntry } from '../../src/connectors/types/common.ts'
 import {
-  type CallContext,
   isPublicTransportConnector,
   type JourneyQuery,
-  type ProviderEntry,
   type TransitDeparture,
   type TransitJourney,
-} from '../../src/connectors/types.ts'
-import { ApiError } from '../../src/http/errors.ts'
+} from '../../src/connectors/types/public-transport.ts'
+import { ApiError } from '../../src/contract/errors.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { buildConnector } from '../helpers/connectors.ts'
 import { type PtProfile, type PtSetup, publicTransportSuite } from './suites/public-transport.ts'

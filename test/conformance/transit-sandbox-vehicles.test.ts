@@ -9,7 +9,7 @@ import {
   isTransitVehicleConnector,
   type TransitVehicle,
   type TransitVehicleConnector,
-} from '../../src/connectors/types.ts'
+} from '../../src/connectors/types/public-transport.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { buildConnector, type ConnectorSetup, inMemory, rejectsWith } from '../helpers/connectors.ts'
 

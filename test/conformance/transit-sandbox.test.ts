@@ -3,19 +3,20 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { createGtfsConnector } from '../../src/connectors/gtfs/index.ts'
-import { SANDBOX_PROFILES, SANDBOX_SCENARIOS } from '../../src/connectors/sandbox/index.ts'
+import { SANDBOX_PROFILES } from '../../src/connectors/sandbox/index.ts'
 import { buildFeed, FEED_DIR } from '../../src/connectors/sandbox/transit/make-feed.ts'
+import type { Scenario } from '../../src/connectors/types/common.ts'
 import {
   isPublicTransportConnector,
   type ProviderTicketOffer,
   type PublicTransportConnector,
-  type Scenario,
   type SubscriptionHolder,
   type TransitJourney,
   type TransitTicketing,
   type TravellerCategory,
-} from '../../src/connectors/types.ts'
-import type { ApiError } from '../../src/http/errors.ts'
+} from '../../src/connectors/types/public-transport.ts'
+import type { ApiError } from '../../src/contract/errors.ts'
+import { SANDBOX_SCENARIOS } from '../../src/contract/sandbox.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { buildConnector, type ConnectorSetup, inMemory, type KvFactory, rejectsWith } from '../helpers/connectors.ts'
 import { testRedis } from '../helpers/redis.ts'

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../src/app.ts'
-import type { DomainEvent, EventSink, EventType } from '../../src/domain/events.ts'
+import type { EventType } from '../../src/contract/webhooks.ts'
+import type { DomainEvent, EventSink } from '../../src/domain/events.ts'
 
 /** The id of the resource an event is about (booking, trip or subscription). */
 export const subjectOf = (event: DomainEvent) =>

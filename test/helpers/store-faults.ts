@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { AppDeps, Repos } from '../../src/app.ts'
-import type { CallContext } from '../../src/connectors/types.ts'
+import type { CallContext } from '../../src/connectors/types/common.ts'
 import type { Harness } from './harness.ts'
 
 type Call = unknown[]

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import type { Coordinates } from '../../src/api/shared/schemas.ts'
 import { hash32, seededRandom } from '../../src/connectors/sandbox/common.ts'
 import { pointInDisc } from '../../src/connectors/sandbox/micro/geometry.ts'
 import {
@@ -10,6 +9,7 @@ import {
   parkingForbidden,
   zonesOf,
 } from '../../src/connectors/sandbox/micro/zones.ts'
+import type { Coordinates } from '../../src/contract/shared.ts'
 import { distanceMeters } from '../../src/platform/geo.ts'
 
 /**

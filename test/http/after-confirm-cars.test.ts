@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { and, eq, sql } from 'drizzle-orm'
-import type { CarConnector } from '../../src/connectors/types.ts'
+import type { CarConnector } from '../../src/connectors/types/cars.ts'
 import { jobs } from '../../src/store/schema.ts'
 import { DRIVER, period, searchCars } from '../helpers/cars.ts'
 import {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { stateKeyPrefix } from '../../src/connectors/sandbox/common.ts'
-import type { PublicTransportConnector } from '../../src/connectors/types.ts'
+import type { PublicTransportConnector } from '../../src/connectors/types/public-transport.ts'
 import { ptBookings, subscriptions } from '../../src/store/schema.ts'
 import {
   createKey,

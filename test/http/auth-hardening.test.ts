@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
-import { PERMISSIONS } from '../../src/domain/tenants/permissions.ts'
+import { PERMISSIONS } from '../../src/contract/access.ts'
 import { apiKeys } from '../../src/store/schema.ts'
 import { bookFirst } from '../helpers/cars.ts'
 import {

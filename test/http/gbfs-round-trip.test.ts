@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import type { CallContext, MicromobilityConnector, ProviderMicroVehicle } from '../../src/connectors/types.ts'
+import type { CallContext } from '../../src/connectors/types/common.ts'
+import type { MicromobilityConnector, ProviderMicroVehicle } from '../../src/connectors/types/micromobility.ts'
 import {
   createKey,
   createTenant,

@@ -3,10 +3,11 @@ import { after, before, describe, it } from 'node:test'
 import { VectorTile } from '@mapbox/vector-tile'
 import { PbfReader } from 'pbf'
 import type { Registry } from '../../src/connectors/registry.ts'
-import type { Provider, PublicTransportConnector, TransitStop } from '../../src/connectors/types.ts'
+import type { Provider } from '../../src/connectors/types/common.ts'
+import type { PublicTransportConnector, TransitStop } from '../../src/connectors/types/public-transport.ts'
+import { ApiError } from '../../src/contract/errors.ts'
 import { createMultimodal } from '../../src/domain/multimodal/index.ts'
 import type { Caller, CallProvider } from '../../src/domain/providers/calls.ts'
-import { ApiError } from '../../src/http/errors.ts'
 import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
 
 const ALEX = { latitude: 52.5219, longitude: 13.4132 }

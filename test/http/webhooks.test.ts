@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { EVENT_TYPES } from '../../src/domain/events.ts'
+import { EVENT_TYPES } from '../../src/contract/webhooks.ts'
 import {
   ADMIN_TOKEN,
   createKey,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import type { ApiKey, CreatedApiKey, Tenant } from '../../src/api/admin/schemas.ts'
+import type { ApiKey, CreatedApiKey, Tenant } from '../../src/contract/admin.ts'
 import { openPglite } from '../../src/store/pglite.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { Registry } from '../../src/connectors/registry.ts'
+import type { CallContext, Provider } from '../../src/connectors/types/common.ts'
 import type {
-  CallContext,
   MicromobilityConnector,
-  Provider,
   ProviderMicroVehicle,
   ProviderZone,
-} from '../../src/connectors/types.ts'
+} from '../../src/connectors/types/micromobility.ts'
+import { ApiError } from '../../src/contract/errors.ts'
 import { gbfsOut } from '../../src/domain/micromobility/gbfs-out.ts'
 import type { Caller, CallProvider } from '../../src/domain/providers/calls.ts'
-import { ApiError } from '../../src/http/errors.ts'
 import type { TenantRow } from '../../src/store/schema.ts'
 import { testClock } from '../helpers/clock.ts'
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { parseGbfsOptions } from '../../src/connectors/gbfs/index.ts'
-import type { ProviderMicroVehicle, ProviderZone } from '../../src/connectors/types.ts'
+import type { ProviderMicroVehicle, ProviderZone } from '../../src/connectors/types/micromobility.ts'
 import {
   geofencingData,
   publishableLinks,

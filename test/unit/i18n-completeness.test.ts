@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ERROR_CODES } from '../../src/http/errors.ts'
+import { ERROR_CODES } from '../../src/contract/errors.ts'
 import { CATALOGS, errorMessage } from '../../src/platform/i18n/index.ts'
 import { detail, localizeDetails, renderText, textKeys } from '../../src/platform/i18n/texts.ts'
 import { englishIn } from '../helpers/english.ts'

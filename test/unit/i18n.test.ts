@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { ERROR_CODES } from '../../src/http/errors.ts'
-import { CATALOGS, errorMessage, LANGUAGES, negotiateLanguage } from '../../src/platform/i18n/index.ts'
+import { ERROR_CODES } from '../../src/contract/errors.ts'
+import { LANGUAGES } from '../../src/contract/languages.ts'
+import { CATALOGS, errorMessage, negotiateLanguage } from '../../src/platform/i18n/index.ts'
 
 describe('languages', () => {
   it('ships English, German and French with a message for every code and reason', () => {
     assert.deepEqual([...LANGUAGES].sort(), ['de', 'en', 'fr'])
+    assert.deepEqual(Object.keys(CATALOGS), [...LANGUAGES], 'one catalog per contract language, in its order')
     const reasons = Object.keys(CATALOGS.en.reasons).sort()
     for (const language of LANGUAGES) {
       for (const code of ERROR_CODES) {
@@ -41,7 +43,7 @@ describe('languages', () => {
   it('an exact match with the highest q wins', () => {
     fc.assert(
       fc.property(
-        fc.shuffledSubarray(LANGUAGES, { minLength: 1 }),
+        fc.shuffledSubarray([...LANGUAGES], { minLength: 1 }),
         fc.constantFrom(...LANGUAGES),
         (langs, fallback) => {
           const header = langs.map((l, i) => `${l};q=${(1 - i * 0.1).toFixed(1)}`).join(', ')

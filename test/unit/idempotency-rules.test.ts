@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { ApiError } from '../../src/http/errors.ts'
+import { ApiError } from '../../src/contract/errors.ts'
 import {
   canonicalJson,
   describeRequest,

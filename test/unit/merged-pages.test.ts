@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
+import { ApiError } from '../../src/contract/errors.ts'
 import { CURSOR_SESSION_MS, MAX_PAGE_RETRIES, mergedPage } from '../../src/domain/providers/merged-pages.ts'
-import { ApiError } from '../../src/http/errors.ts'
 import { createTokenCipher, generateTokenKeys, parseTokenKeys } from '../../src/platform/tokens.ts'
 
 const tokens = createTokenCipher(parseTokenKeys(generateTokenKeys('k1')))

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import type { Recommendation } from '../../src/api/cars/schemas.ts'
-import type { ProviderCarOffer } from '../../src/connectors/types.ts'
+import type { ProviderCarOffer } from '../../src/connectors/types/cars.ts'
+import type { Recommendation } from '../../src/contract/cars.ts'
 import {
   axisRanges,
   orderPool,

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { permanentProviderError, vehicleNotAvailable } from '../../src/connectors/refusals.ts'
 import { classifyFailure, createResilience, REFUSAL_REASONS } from '../../src/connectors/resilience.ts'
-import { ApiError, ERROR_CODES, type ErrorCode } from '../../src/http/errors.ts'
+import { ApiError, ERROR_CODES, type ErrorCode } from '../../src/contract/errors.ts'
 import { createMetrics } from '../../src/platform/metrics.ts'
 
 const setup = (options = {}) => {

@@ -8,7 +8,8 @@ import { createGtfsConnector, type GtfsConnector } from '../../src/connectors/gt
 import { buildLinePaths, simplifyPath } from '../../src/connectors/gtfs/lines.ts'
 import { loadTimetable, parseFeed } from '../../src/connectors/gtfs/load.ts'
 import { buildPatterns, expandTrips, sortStopTimes } from '../../src/connectors/gtfs/trips.ts'
-import type { CallContext, TransitLineGeometry } from '../../src/connectors/types.ts'
+import type { CallContext } from '../../src/connectors/types/common.ts'
+import type { TransitLineGeometry } from '../../src/connectors/types/public-transport.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { LINE_STOPS, SH_BACK, SH_OUT, writeLineFeed } from '../helpers/line-feed.ts'
 

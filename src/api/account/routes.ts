@@ -1,8 +1,8 @@
-import type { TypedApp } from '../../app.ts'
+import { AuthCheck } from '../../contract/account.ts'
+import { responses } from '../../contract/common.ts'
 import { effectivePermissions } from '../../domain/tenants/permissions.ts'
 import { authOf, ok } from '../../http/envelope.ts'
-import { responses } from '../../http/schemas.ts'
-import { AuthCheck } from './schemas.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 
 export function accountRoutes(app: TypedApp) {
   app.get(

@@ -1,11 +1,11 @@
 import type { FastifySchema } from 'fastify'
 import { Type } from 'typebox'
-import type { TypedApp } from '../../app.ts'
+import { ApiKey, ApiKeyCreate, CreatedApiKey, Tenant, TenantCreate, TenantUpdate } from '../../contract/admin.ts'
+import { OffsetPagination, OffsetQuery, responses } from '../../contract/common.ts'
 import type { TenantService } from '../../domain/tenants/service.ts'
 import { ok } from '../../http/envelope.ts'
 import type { RouteError } from '../../http/openapi/route-errors.ts'
-import { OffsetPagination, OffsetQuery, responses } from '../../http/schemas.ts'
-import { ApiKey, ApiKeyCreate, CreatedApiKey, Tenant, TenantCreate, TenantUpdate } from './schemas.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 
 const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 100 }) })
 const KeyParams = Type.Object({ keyId: Type.String({ maxLength: 100 }) })

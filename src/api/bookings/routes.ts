@@ -1,11 +1,11 @@
-import type { TypedApp } from '../../app.ts'
+import { BookingListQuery, BookingListResult } from '../../contract/bookings.ts'
+import { responses } from '../../contract/common.ts'
 import type { BookingList } from '../../domain/bookings/list.ts'
 import { keyMay } from '../../domain/tenants/permissions.ts'
 import { callerOf } from '../../http/caller.ts'
 import { authOf, ok } from '../../http/envelope.ts'
-import { responses } from '../../http/schemas.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 import { splitCommas } from '../shared/query-lists.ts'
-import { BookingListQuery, BookingListResult } from './schemas.ts'
 
 export function bookingRoutes(app: TypedApp, { bookings, clock }: { bookings: BookingList; clock: () => Date }) {
   app.get(

@@ -1,13 +1,4 @@
 import { Type } from 'typebox'
-import type { TypedApp } from '../../app.ts'
-import type { CarBookings } from '../../domain/cars/bookings.ts'
-import type { carSearch } from '../../domain/cars/search.ts'
-import type { carStations } from '../../domain/cars/stations.ts'
-import { callerOf } from '../../http/caller.ts'
-import { created, ok } from '../../http/envelope.ts'
-import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
-import { CursorPagination, responses } from '../../http/schemas.ts'
-import { providerOutcome } from '../shared/schemas.ts'
 import {
   Booking,
   BookingChange,
@@ -23,7 +14,16 @@ import {
   StationQuery,
   VehicleActionRequest,
   VehicleActionResult,
-} from './schemas.ts'
+} from '../../contract/cars.ts'
+import { CursorPagination, responses } from '../../contract/common.ts'
+import { providerOutcome } from '../../contract/shared.ts'
+import type { CarBookings } from '../../domain/cars/bookings.ts'
+import type { carSearch } from '../../domain/cars/search.ts'
+import type { carStations } from '../../domain/cars/stations.ts'
+import { callerOf } from '../../http/caller.ts'
+import { created, ok } from '../../http/envelope.ts'
+import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 import { carSearchBody } from './search-body.ts'
 
 export interface CarRouteDeps {

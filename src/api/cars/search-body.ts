@@ -1,8 +1,8 @@
 import fastJson from 'fast-json-stringify'
 import { Type } from 'typebox'
-import type { ProviderCarOffer } from '../../connectors/types.ts'
+import type { ProviderCarOffer } from '../../connectors/types/cars.ts'
+import { CarOffer, CarSearchResult } from '../../contract/cars.ts'
 import { OFFER_SOURCE, type PresentedOffer } from '../../domain/cars/present.ts'
-import { CarOffer, CarSearchResult } from './schemas.ts'
 
 /**
  * The bytes of a POST /cars answer. A page is ~80 KB of which nearly all is the providers' fixed offer fields

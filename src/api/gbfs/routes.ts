@@ -1,9 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { TypedApp } from '../../app.ts'
+import { ApiError } from '../../contract/errors.ts'
+import {
+  GbfsDiscovery,
+  GbfsFeedFile,
+  GbfsFeedParams,
+  GbfsManifest,
+  GbfsParams,
+  gbfsResponses,
+} from '../../contract/gbfs.ts'
 import { type GbfsDocument, type GbfsOut, gbfsJson } from '../../domain/micromobility/gbfs-out.ts'
 import { callerOf } from '../../http/caller.ts'
-import { ApiError } from '../../http/errors.ts'
-import { GbfsDiscovery, GbfsFeedFile, GbfsFeedParams, GbfsManifest, GbfsParams, gbfsResponses } from './schemas.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 
 export interface GbfsRouteDeps {
   gbfs: GbfsOut

@@ -1,13 +1,5 @@
 import { Type } from 'typebox'
-import type { TypedApp } from '../../app.ts'
-import type { MicromobilityTrips } from '../../domain/micromobility/trips.ts'
-import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
-import { callerOf } from '../../http/caller.ts'
-import { created, ok } from '../../http/envelope.ts'
-import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
-import { responses } from '../../http/schemas.ts'
-import { splitCommas } from '../shared/query-lists.ts'
-import { providerOutcome } from '../shared/schemas.ts'
+import { responses } from '../../contract/common.ts'
 import {
   MicroSearchRequest,
   MicroSearchResult,
@@ -21,7 +13,15 @@ import {
   TripRequest,
   Zone,
   ZoneQuery,
-} from './schemas.ts'
+} from '../../contract/micromobility.ts'
+import { providerOutcome } from '../../contract/shared.ts'
+import type { MicromobilityTrips } from '../../domain/micromobility/trips.ts'
+import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
+import { callerOf } from '../../http/caller.ts'
+import { created, ok } from '../../http/envelope.ts'
+import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
+import { splitCommas } from '../shared/query-lists.ts'
 
 export interface MicromobilityRouteDeps {
   vehicles: ReturnType<typeof micromobilityVehicles>

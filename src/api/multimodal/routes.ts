@@ -1,14 +1,20 @@
-import type { TypedApp } from '../../app.ts'
 import type { Registry } from '../../connectors/registry.ts'
+import { responses } from '../../contract/common.ts'
+import { ApiError } from '../../contract/errors.ts'
+import {
+  MultimodalRequest,
+  MultimodalResult,
+  TILE_CONTENT_TYPE,
+  TileParams,
+  tileResponses,
+} from '../../contract/multimodal.ts'
 import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
 import { createMultimodal, type Multimodal } from '../../domain/multimodal/index.ts'
 import type { CallProvider } from '../../domain/providers/calls.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
-import { ApiError } from '../../http/errors.ts'
-import { responses } from '../../http/schemas.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 import { explorerRoutes } from '../explorer/routes.ts'
-import { MultimodalRequest, MultimodalResult, TILE_CONTENT_TYPE, TileParams, tileResponses } from './schemas.ts'
 
 export interface MultimodalRouteDeps {
   multimodal: Multimodal

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { OneOf, responses } from '../../contract/common.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { ok } from '../../http/envelope.ts'
-import { ApiError } from '../../http/errors.ts'
-import { OneOf, responses } from '../../http/schemas.ts'
 import type { Metrics } from '../../platform/metrics.ts'
 import { checkReadiness, type ReadinessChecks } from '../../platform/readiness.ts'
 

@@ -1,9 +1,9 @@
-import type { TypedApp } from '../../app.ts'
 import type { Registry } from '../../connectors/registry.ts'
+import { OffsetQuery, responses } from '../../contract/common.ts'
+import { ProviderList } from '../../contract/providers.ts'
 import { listProviders } from '../../domain/providers/directory.ts'
 import { authOf, ok } from '../../http/envelope.ts'
-import { OffsetQuery, responses } from '../../http/schemas.ts'
-import { ProviderList } from './schemas.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 
 export function providerRoutes(app: TypedApp, { registry }: { registry: Registry }) {
   app.get(

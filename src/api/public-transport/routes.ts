@@ -1,18 +1,5 @@
 import { type Static, Type } from 'typebox'
-import type { TypedApp } from '../../app.ts'
-import type { PublicTransportAlerts } from '../../domain/public-transport/alerts.ts'
-import type { PublicTransportJourneysFn } from '../../domain/public-transport/index.ts'
-import type { PublicTransportStops } from '../../domain/public-transport/stops.ts'
-import type { PublicTransportSubscriptions } from '../../domain/public-transport/subscriptions.ts'
-import type { PublicTransportTickets } from '../../domain/public-transport/tickets.ts'
-import type { PublicTransportVehicles } from '../../domain/public-transport/vehicles.ts'
-import { callerOf } from '../../http/caller.ts'
-import { created, ok } from '../../http/envelope.ts'
-import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
-import { OffsetPagination, OffsetQuery, responses } from '../../http/schemas.ts'
-import { renamed } from '../shared/aliases.ts'
-import { type Person, Price, providerOutcome } from '../shared/schemas.ts'
-import { AlertList, AlertQuery, ItemAlerts } from './alert-schemas.ts'
+import { OffsetPagination, OffsetQuery, responses } from '../../contract/common.ts'
 import {
   Departure,
   DepartureQuery,
@@ -30,7 +17,20 @@ import {
   SubscriptionCreate,
   type SubscriptionTraveller,
   Ticket,
-} from './schemas.ts'
+} from '../../contract/public-transport.ts'
+import { type Person, Price, providerOutcome } from '../../contract/shared.ts'
+import { AlertList, AlertQuery, ItemAlerts } from '../../contract/transit-alerts.ts'
+import type { PublicTransportAlerts } from '../../domain/public-transport/alerts.ts'
+import type { PublicTransportJourneysFn } from '../../domain/public-transport/index.ts'
+import type { PublicTransportStops } from '../../domain/public-transport/stops.ts'
+import type { PublicTransportSubscriptions } from '../../domain/public-transport/subscriptions.ts'
+import type { PublicTransportTickets } from '../../domain/public-transport/tickets.ts'
+import type { PublicTransportVehicles } from '../../domain/public-transport/vehicles.ts'
+import { callerOf } from '../../http/caller.ts'
+import { created, ok } from '../../http/envelope.ts'
+import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
+import { renamed } from '../shared/aliases.ts'
 import { transitVehicleRoutes } from './vehicle-routes.ts'
 
 export interface PublicTransportRouteDeps {

@@ -1,9 +1,9 @@
-import type { TypedApp } from '../../app.ts'
+import { responses } from '../../contract/common.ts'
+import { MAX_VEHICLE_RADIUS_METERS, TransitVehicleList, TransitVehicleQuery } from '../../contract/transit-vehicles.ts'
 import type { PublicTransportVehicles } from '../../domain/public-transport/vehicles.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
-import { responses } from '../../http/schemas.ts'
-import { MAX_VEHICLE_RADIUS_METERS, TransitVehicleList, TransitVehicleQuery } from './vehicle-schemas.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 
 /** GET /public-transport/vehicles (DECISIONS "Real-time transit and GBFS out"). */
 export function transitVehicleRoutes(app: TypedApp, deps: { vehicles: PublicTransportVehicles; clock: () => Date }) {

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 
 /**
  * The value a request sent under `name` or under its deprecated old name `old` (issue 21): exactly one of the two,

@@ -1,8 +1,5 @@
 import type { FastifySchema } from 'fastify'
-import type { TypedApp } from '../../app.ts'
-import type { Webhooks } from '../../domain/webhooks/index.ts'
-import { created, ok } from '../../http/envelope.ts'
-import { responses } from '../../http/schemas.ts'
+import { responses } from '../../contract/common.ts'
 import {
   AdminTenantParams,
   AdminWebhookCreate,
@@ -15,7 +12,10 @@ import {
   WebhookList,
   WebhookSecretData,
   WebhookUpdate,
-} from './schemas.ts'
+} from '../../contract/webhooks.ts'
+import type { Webhooks } from '../../domain/webhooks/index.ts'
+import { created, ok } from '../../http/envelope.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
 
 const admin = <S extends FastifySchema>(operationId: string, summary: string, schema: S) => ({
   config: { admin: true },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
-import { EVENT_TYPES, type EventType } from '../../domain/events.ts'
-import { OneOf } from '../../http/schemas.ts'
+import { OneOf } from '../../contract/common.ts'
+import { EVENT_TYPES, type EventType } from '../../contract/webhooks.ts'
 
 /** What each event type says; the OpenAPI document lists them. */
 const MEANING: Record<EventType, string> = {

@@ -1,8 +1,4 @@
-import type { TypedApp } from '../../app.ts'
-import type { Actor, WebhookEndpoints } from '../../domain/webhooks/endpoints.ts'
-import { authOf, created, ok } from '../../http/envelope.ts'
-import { OffsetQuery, responses } from '../../http/schemas.ts'
-import { WEBHOOKS_GUIDE } from './guide.ts'
+import { OffsetQuery, responses } from '../../contract/common.ts'
 import {
   DeliveryData,
   DeliveryList,
@@ -13,7 +9,11 @@ import {
   WebhookParams,
   WebhookSecretData,
   WebhookUpdate,
-} from './schemas.ts'
+} from '../../contract/webhooks.ts'
+import type { Actor, WebhookEndpoints } from '../../domain/webhooks/endpoints.ts'
+import { authOf, created, ok } from '../../http/envelope.ts'
+import type { TypedApp } from '../../http/typed-app.ts'
+import { WEBHOOKS_GUIDE } from './guide.ts'
 
 const access = { permission: 'account:webhook:write' as const }
 /** The routes on one endpoint: an unknown id, or another tenant's, is 404 NOT_FOUND. */

@@ -1,4 +1,4 @@
-import type { TransitAlert, TransitInformedEntity } from '../types.ts'
+import type { TransitAlert, TransitInformedEntity } from '../types/public-transport.ts'
 import { type FeedAlert, pickTranslation, type Selector } from './alerts.ts'
 import { NO_PICKUP, type Pattern, type Timetable } from './timetable.ts'
 

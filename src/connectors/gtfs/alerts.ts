@@ -6,7 +6,7 @@ import {
   type AlertCause,
   type AlertEffect,
   type AlertSeverity,
-} from '../types.ts'
+} from '../../contract/transit-alerts.ts'
 import { parseGtfsDate, parseGtfsTime } from './calendar.ts'
 import { transit_realtime } from './realtime.ts'
 

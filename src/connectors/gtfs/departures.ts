@@ -1,4 +1,4 @@
-import type { TransitDeparture } from '../types.ts'
+import type { TransitDeparture } from '../types/public-transport.ts'
 import { headsignOf, mapLine } from './map.ts'
 import type { RealtimeView } from './realtime.ts'
 import { NO_PICKUP, type Timetable } from './timetable.ts'

@@ -1,5 +1,5 @@
-import { TRANSIT_MODES, type TransitMode } from '../../api/public-transport/schemas.ts'
-import type { TransitLine, TransitStop } from '../types.ts'
+import { TRANSIT_MODES, type TransitMode } from '../../contract/public-transport.ts'
+import type { TransitLine, TransitStop } from '../types/public-transport.ts'
 import type { Timetable } from './timetable.ts'
 
 /** GTFS route_type → TransitMode: the basic types 0-12 and the extended (HVT) types 100-1799. */

@@ -4,8 +4,8 @@ import {
   TRANSIT_VEHICLE_STATUSES,
   type TransitOccupancy,
   type TransitVehicleStatus,
-} from '../../api/public-transport/vehicle-schemas.ts'
-import type { TransitVehicle } from '../types.ts'
+} from '../../contract/transit-vehicles.ts'
+import type { TransitVehicle } from '../types/public-transport.ts'
 import { headsignOf, mapLine } from './map.ts'
 import type { Timetable } from './timetable.ts'
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 
 /**
  * One answer of the operator kept between reads: read again on the first use after `refreshMs`, or after

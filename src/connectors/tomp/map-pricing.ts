@@ -1,4 +1,4 @@
-import type { PricingPlan } from '../../api/micromobility/schemas.ts'
+import type { PricingPlan } from '../../contract/micromobility.ts'
 import { toMinor } from '../../platform/money.ts'
 import { isObject, type Json, listOf, num, type Report, short, str } from './map.ts'
 

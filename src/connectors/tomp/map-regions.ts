@@ -1,5 +1,5 @@
-import type { Zone } from '../../api/micromobility/schemas.ts'
-import type { ProviderZone } from '../types.ts'
+import type { Zone } from '../../contract/micromobility.ts'
+import type { ProviderZone } from '../types/micromobility.ts'
 import { isObject, type Json, listOf, num, type Report, str } from './map.ts'
 
 /**

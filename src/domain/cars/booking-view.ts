@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { Booking, Driver } from '../../api/cars/schemas.ts'
-import type { Provider, ProviderBooking } from '../../connectors/types.ts'
+import type { ProviderBooking } from '../../connectors/types/cars.ts'
+import type { Provider } from '../../connectors/types/common.ts'
+import type { Booking, Driver } from '../../contract/cars.ts'
 import type { CarBookingRow } from '../../store/schema.ts'
 import { providerDisplay } from './present.ts'
 

@@ -1,3 +1,7 @@
+import type { Registry } from '../../connectors/registry.ts'
+import { type CarConnector, isCarConnector, type ProviderBooking } from '../../connectors/types/cars.ts'
+import type { Provider } from '../../connectors/types/common.ts'
+import type { Environment } from '../../contract/access.ts'
 import type {
   Booking,
   BookingChange,
@@ -6,10 +10,8 @@ import type {
   OfferDetails,
   PrebookResult,
   VehicleAction,
-} from '../../api/cars/schemas.ts'
-import type { Registry } from '../../connectors/registry.ts'
-import { type CarConnector, isCarConnector, type Provider, type ProviderBooking } from '../../connectors/types.ts'
-import { ApiError, isApiError } from '../../http/errors.ts'
+} from '../../contract/cars.ts'
+import { ApiError, isApiError } from '../../contract/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
@@ -31,7 +33,6 @@ import {
 import type { Publish } from '../event-publishing.ts'
 import { checkDateOfBirth } from '../people.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
-import type { Environment } from '../tenants/permissions.ts'
 import { notFoundOrOtherEnvironment, otherEnvironment } from '../token-diagnosis.ts'
 import { WATCH_JOB_ID, watchAgain } from '../watch.ts'
 import { BOOKING_ID, extrasOf, newBookingId, presentBooking, type StoredExtras, storedBooking } from './booking-view.ts'

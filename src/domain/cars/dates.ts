@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { detail, type Text } from '../../platform/i18n/texts.ts'
 
 export const MAX_RENTAL_DAYS = 90

@@ -1,5 +1,5 @@
-import type { CarFilters, Recommendation, SortBy } from '../../api/cars/schemas.ts'
-import type { ProviderCarOffer } from '../../connectors/types.ts'
+import type { ProviderCarOffer } from '../../connectors/types/cars.ts'
+import type { CarFilters, Recommendation, SortBy } from '../../contract/cars.ts'
 import { recommendationReason } from '../../platform/i18n/index.ts'
 
 /** An offer in a search session: the provider's offer plus who made it and how it scored. */

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto'
-import type { CarOffer, CarSearchRequest } from '../../api/cars/schemas.ts'
-import type { Warning } from '../../api/shared/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
 import {
   type CarConnector,
   type CarSearchQuery,
   isCarConnector,
-  type Provider,
   type ProviderCarOffer,
-} from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+} from '../../connectors/types/cars.ts'
+import type { Provider } from '../../connectors/types/common.ts'
+import type { CarOffer, CarSearchRequest } from '../../contract/cars.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { Warning } from '../../contract/shared.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import { randomId } from '../../platform/random.ts'
 import type { SessionStore } from '../../platform/sessions/types.ts'

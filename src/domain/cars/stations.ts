@@ -1,6 +1,6 @@
-import type { Station } from '../../api/cars/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
-import { isCarConnector } from '../../connectors/types.ts'
+import { isCarConnector } from '../../connectors/types/cars.ts'
+import type { Station } from '../../contract/cars.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'

@@ -1,4 +1,4 @@
-import type { Coordinates } from '../../api/shared/schemas.ts'
+import type { Coordinates } from '../../contract/shared.ts'
 
 /** The bundled places: Berlin in some detail, and the other cities the sandbox providers serve. */
 

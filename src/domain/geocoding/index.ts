@@ -1,4 +1,4 @@
-import type { Coordinates } from '../../api/shared/schemas.ts'
+import type { Coordinates } from '../../contract/shared.ts'
 import { CITIES, type Labels, PLACES, type Place } from './gazetteer.ts'
 
 export interface GeocodeResult {

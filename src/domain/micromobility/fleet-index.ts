@@ -1,6 +1,6 @@
 import { around } from 'geokdbush'
 import KDBush from 'kdbush'
-import type { FleetSnapshot, ProviderMicroVehicle } from '../../connectors/types.ts'
+import type { FleetSnapshot, ProviderMicroVehicle } from '../../connectors/types/micromobility.ts'
 
 /** A fleet with a k-d tree over its positions, answering radius queries nearest first. */
 export interface FleetIndex {

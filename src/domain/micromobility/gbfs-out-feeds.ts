@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { PricingPlan, PropulsionType, VehicleType } from '../../api/micromobility/schemas.ts'
-import type { ProviderEntry, ProviderMicroStation, ProviderMicroVehicle, ProviderZone } from '../../connectors/types.ts'
+import type { ProviderEntry } from '../../connectors/types/common.ts'
+import type { ProviderMicroStation, ProviderMicroVehicle, ProviderZone } from '../../connectors/types/micromobility.ts'
+import type { PricingPlan, PropulsionType, VehicleType } from '../../contract/micromobility.ts'
 import { toMajor } from '../../platform/money.ts'
 
 /**

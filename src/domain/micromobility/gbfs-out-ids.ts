@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import type { ProviderMicroVehicle } from '../../connectors/types.ts'
+import type { ProviderMicroVehicle } from '../../connectors/types/micromobility.ts'
 
 /**
  * The `vehicle_id` of GBFS out. GBFS says it "MUST be rotated to a random string after each trip" and "SHOULD only be

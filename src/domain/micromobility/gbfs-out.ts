@@ -1,14 +1,13 @@
 import type { Registry } from '../../connectors/registry.ts'
+import type { CallContext, Provider } from '../../connectors/types/common.ts'
 import {
-  type CallContext,
   isMicromobilityConnector,
   type MicromobilityConnector,
-  type Provider,
   type ProviderMicroStation,
   type ProviderMicroVehicle,
   type ProviderZone,
-} from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+} from '../../connectors/types/micromobility.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { lru } from '../../platform/lru.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import {

@@ -1,6 +1,6 @@
-import type { Trip } from '../../api/micromobility/schemas.ts'
+import type { Trip } from '../../contract/micromobility.ts'
+import type { EventType } from '../../contract/webhooks.ts'
 import type { TripRow } from '../../store/schema.ts'
-import type { EventType } from '../events.ts'
 import { presentTrip, type TripDetails } from './trip-view.ts'
 
 const STATUS_EVENTS: Record<string, EventType | undefined> = {

@@ -1,5 +1,5 @@
-import type { Trip, TripStatus } from '../../api/micromobility/schemas.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { Trip, TripStatus } from '../../contract/micromobility.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { TripRow } from '../../store/schema.ts'
 import type { TripsRepo } from '../../store/trips-repo.ts'

@@ -1,5 +1,5 @@
-import type { PricingPlan, Trip } from '../../api/micromobility/schemas.ts'
-import type { Price } from '../../api/shared/schemas.ts'
+import type { PricingPlan, Trip } from '../../contract/micromobility.ts'
+import type { Price } from '../../contract/shared.ts'
 import type { TripRow } from '../../store/schema.ts'
 
 /** What a trip keeps besides its status and times (the `details` column). */

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Caller } from '../providers/calls.ts'

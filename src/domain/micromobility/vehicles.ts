@@ -1,13 +1,13 @@
-import type { MicroSearchRequest, MicroVehicle } from '../../api/micromobility/schemas.ts'
 import { vehicleNotAvailable } from '../../connectors/refusals.ts'
 import type { Registry } from '../../connectors/registry.ts'
+import type { Provider } from '../../connectors/types/common.ts'
 import {
   isMicromobilityConnector,
   type MicromobilityConnector,
-  type Provider,
   type ProviderMicroVehicle,
-} from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+} from '../../connectors/types/micromobility.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { MicroSearchRequest, MicroVehicle } from '../../contract/micromobility.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'

@@ -1,3 +1,12 @@
+import type { Registry } from '../../connectors/registry.ts'
+import { isCarConnector } from '../../connectors/types/cars.ts'
+import type { Provider } from '../../connectors/types/common.ts'
+import {
+  isPublicTransportConnector,
+  type TransitDeparture,
+  type TransitStop,
+} from '../../connectors/types/public-transport.ts'
+import { ApiError, type ErrorCode, isApiError } from '../../contract/errors.ts'
 import {
   MULTIMODAL_SOURCES,
   type MultimodalItem,
@@ -6,17 +15,8 @@ import {
   type MultimodalSource,
   type SourceOutcome,
   type SourceStatus,
-} from '../../api/multimodal/schemas.ts'
-import type { Departure, Stop } from '../../api/public-transport/schemas.ts'
-import type { Registry } from '../../connectors/registry.ts'
-import {
-  isCarConnector,
-  isPublicTransportConnector,
-  type Provider,
-  type TransitDeparture,
-  type TransitStop,
-} from '../../connectors/types.ts'
-import { ApiError, type ErrorCode, isApiError } from '../../http/errors.ts'
+} from '../../contract/multimodal.ts'
+import type { Departure, Stop } from '../../contract/public-transport.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
 import { placeIdFor } from '../cars/locations.ts'
 import { providerDisplay } from '../cars/present.ts'

@@ -1,13 +1,13 @@
 import type { Feature, FeatureCollection } from 'geojson'
 import GeoJSONVT from 'geojson-vt'
 import type { Registry } from '../../connectors/registry.ts'
+import type { Connector } from '../../connectors/types/common.ts'
 import {
-  type Connector,
   isPublicTransportConnector,
   type PublicTransportConnector,
   type TransitLine,
   type TransitLineSet,
-} from '../../connectors/types.ts'
+} from '../../connectors/types/public-transport.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 
 type TransitMode = TransitLine['mode']

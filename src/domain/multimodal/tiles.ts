@@ -4,15 +4,15 @@ import GeoJSONVT from 'geojson-vt'
 import KDBush from 'kdbush'
 import vtpbf from 'vt-pbf'
 import type { Registry } from '../../connectors/registry.ts'
+import { isCarConnector } from '../../connectors/types/cars.ts'
 import {
   type FleetSnapshot,
-  isCarConnector,
   isMicromobilityConnector,
-  isPublicTransportConnector,
   type ProviderMicroVehicle,
   type ProviderZone,
-} from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+} from '../../connectors/types/micromobility.ts'
+import { isPublicTransportConnector } from '../../connectors/types/public-transport.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import { placeIdFor } from '../cars/locations.ts'

@@ -1,13 +1,14 @@
 import type { Registry } from '../../connectors/registry.ts'
 import { later, type Resilience } from '../../connectors/resilience.ts'
-import { SANDBOX_SCENARIOS } from '../../connectors/sandbox/common.ts'
-import type { CallContext, Connector, Operation, Provider, Scenario } from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+import type { CallContext, Connector, Provider, Scenario } from '../../connectors/types/common.ts'
+import type { Environment } from '../../contract/access.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { Operation } from '../../contract/providers.ts'
+import { SANDBOX_SCENARIOS } from '../../contract/sandbox.ts'
 import { detail, type Text } from '../../platform/i18n/texts.ts'
 import { outageIn } from '../../platform/outage.ts'
 import type { Tracing } from '../../platform/tracing.ts'
 import type { TenantRow } from '../../store/schema.ts'
-import type { Environment } from '../tenants/permissions.ts'
 import { providersFor } from './directory.ts'
 
 /** How long a provider told to time out (X-Sandbox-Scenario) takes to miss its deadline: quickly, so callers don't wait. */

@@ -1,8 +1,8 @@
-import type { ProviderRecord } from '../../api/providers/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
-import type { Provider } from '../../connectors/types.ts'
+import type { Provider } from '../../connectors/types/common.ts'
+import type { Environment } from '../../contract/access.ts'
+import type { ProviderRecord } from '../../contract/providers.ts'
 import type { TenantRow } from '../../store/schema.ts'
-import type { Environment } from '../tenants/permissions.ts'
 
 /** The providers a tenant may use in an environment: enabled for the tenant and configured for the environment. */
 export function providersFor(registry: Registry, tenant: TenantRow, environment: Environment): Provider[] {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { ApiError, type ErrorCode, isApiError } from '../../http/errors.ts'
+import { ApiError, type ErrorCode, isApiError } from '../../contract/errors.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import { outageIn } from '../../platform/outage.ts'

@@ -1,5 +1,9 @@
-import type { TransitAlert } from '../../api/public-transport/alert-schemas.ts'
-import type { Provider, TransitAlert as ProviderAlert, PublicTransportConnector } from '../../connectors/types.ts'
+import type { Provider } from '../../connectors/types/common.ts'
+import type {
+  TransitAlert as ProviderAlert,
+  PublicTransportConnector,
+} from '../../connectors/types/public-transport.ts'
+import type { TransitAlert } from '../../contract/transit-alerts.ts'
 
 /** Alert ids are scoped like stop ids (`<providerId>:<feed entity id>`), so one id names one alert across providers. */
 export const scopedAlertId = (providerId: string, alertId: string) => `${providerId}:${alertId}`

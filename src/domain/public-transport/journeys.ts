@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import type { Journey, JourneyRequest, TicketOffer } from '../../api/public-transport/schemas.ts'
-import type { JourneyEnd, ProviderTicketOffer, TransitJourney, TravellerCategory } from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+import type {
+  JourneyEnd,
+  ProviderTicketOffer,
+  TransitJourney,
+  TravellerCategory,
+} from '../../connectors/types/public-transport.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { Journey, JourneyRequest, TicketOffer } from '../../contract/public-transport.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import { resolveLocation } from '../cars/locations.ts'
 import type { OfferTokens } from '../cars/offer-tokens.ts'

@@ -1,14 +1,14 @@
-import type { Departure, Stop } from '../../api/public-transport/schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
+import type { Provider } from '../../connectors/types/common.ts'
 import {
   isPublicTransportConnector,
-  type Provider,
   type PublicTransportConnector,
   type TransitDeparture,
   type TransitLine,
   type TransitStop,
-} from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+} from '../../connectors/types/public-transport.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { Departure, Stop } from '../../contract/public-transport.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import type { Subscription } from '../../api/public-transport/schemas.ts'
-import type { ProviderSubscription, SubscriptionHolder, TransitTicketing } from '../../connectors/types.ts'
-import { ApiError, isApiError } from '../../http/errors.ts'
+import type {
+  ProviderSubscription,
+  SubscriptionHolder,
+  TransitTicketing,
+} from '../../connectors/types/public-transport.ts'
+import type { Environment } from '../../contract/access.ts'
+import { ApiError, isApiError } from '../../contract/errors.ts'
+import type { Subscription } from '../../contract/public-transport.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
@@ -12,7 +17,6 @@ import type { Publish } from '../event-publishing.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, providerOutcome } from '../providers/merged-pages.ts'
-import type { Environment } from '../tenants/permissions.ts'
 import { notFoundOrOtherEnvironment } from '../token-diagnosis.ts'
 import type { PtProvider, PublicTransportStops } from './stops.ts'
 

@@ -1,5 +1,5 @@
-import type { PtBooking } from '../../api/public-transport/schemas.ts'
-import type { ProviderTicket, ProviderTicketBooking } from '../../connectors/types.ts'
+import type { ProviderTicket, ProviderTicketBooking } from '../../connectors/types/public-transport.ts'
+import type { PtBooking } from '../../contract/public-transport.ts'
 import type { PtBookingRow } from '../../store/schema.ts'
 import { offerFields } from './journeys.ts'
 import type { PtProvider } from './stops.ts'

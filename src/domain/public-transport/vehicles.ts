@@ -1,18 +1,15 @@
 import { around } from 'geokdbush'
 import KDBush from 'kdbush'
-import type {
-  TransitVehicle as PresentedVehicle,
-  TransitVehicleQuery,
-} from '../../api/public-transport/vehicle-schemas.ts'
 import type { Registry } from '../../connectors/registry.ts'
+import type { Provider } from '../../connectors/types/common.ts'
 import {
   isTransitVehicleConnector,
-  type Provider,
   type TransitVehicle,
   type TransitVehicleConnector,
   type TransitVehicleSnapshot,
-} from '../../connectors/types.ts'
-import { ApiError } from '../../http/errors.ts'
+} from '../../connectors/types/public-transport.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { TransitVehicle as PresentedVehicle, TransitVehicleQuery } from '../../contract/transit-vehicles.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { Environment, KeyType } from './permissions.ts'
+import type { Environment } from '../../contract/access.ts'
+import type { KeyType } from './permissions.ts'
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
 export const KEY_ID_LENGTH = 16

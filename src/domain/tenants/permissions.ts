@@ -1,21 +1,4 @@
-/** Permission names follow `area:resource:action` (DECISIONS "Operating the service"). */
-export const PERMISSIONS = [
-  'account:read',
-  'providers:read',
-  'cars:offer:read',
-  'cars:booking:read',
-  'cars:booking:write',
-  'public-transport:offer:read',
-  'public-transport:booking:read',
-  'public-transport:booking:write',
-  'micromobility:offer:read',
-  'micromobility:trip:write',
-  'multimodal:read',
-  'account:webhook:write',
-] as const
-
-export type Permission = (typeof PERMISSIONS)[number]
-
+import { PERMISSIONS, type Permission } from '../../contract/access.ts'
 /**
  * What a publishable key may hold (DECISIONS "Publishable keys"): the catalogue reads. Such a key sits in a web page
  * and the Origin check binds browsers only, so anything with personal data (bookings, tickets, trips, subscriptions)
@@ -31,7 +14,6 @@ export const CATALOGUE_PERMISSIONS: readonly Permission[] = [
 ]
 
 export type KeyType = 'secret' | 'publishable'
-export type Environment = 'live' | 'test'
 
 export const defaultPermissions = (type: KeyType): Permission[] =>
   type === 'secret' ? [...PERMISSIONS] : [...CATALOGUE_PERMISSIONS]

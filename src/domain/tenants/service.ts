@@ -1,12 +1,5 @@
-import type {
-  ApiKey,
-  ApiKeyCreate,
-  CreatedApiKey,
-  Tenant,
-  TenantCreate,
-  TenantUpdate,
-} from '../../api/admin/schemas.ts'
-import { ApiError } from '../../http/errors.ts'
+import type { ApiKey, ApiKeyCreate, CreatedApiKey, Tenant, TenantCreate, TenantUpdate } from '../../contract/admin.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import type { ApiKeyRow, TenantRow } from '../../store/schema.ts'
 import type { TenantsRepo } from '../../store/tenants-repo.ts'

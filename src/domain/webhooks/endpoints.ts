@@ -1,9 +1,16 @@
-import type { Delivery, Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret } from '../../api/webhooks/schemas.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
+import {
+  type Delivery,
+  EVENT_TYPES,
+  type EventType,
+  type Webhook,
+  type WebhookCreate,
+  type WebhookUpdate,
+  type WebhookWithSecret,
+} from '../../contract/webhooks.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../store/schema.ts'
 import type { EndpointChanges, Scope, WebhooksRepo } from '../../store/webhooks-repo.ts'
-import { EVENT_TYPES, type EventType } from '../events.ts'
 import { randomString } from '../tenants/keys.ts'
 import { secretContext, type WebhookDelivery } from './deliveries.ts'
 import { newSecret } from './signing.ts'

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import type { JobHandler, Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Db } from '../../store/db.ts'

@@ -1,5 +1,5 @@
+import type { ErrorCode } from '../../contract/errors.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
-import type { ErrorCode } from '../errors.ts'
 
 /**
  * One realistic answer per error code, for the API document (`components.examples`, one per code, referred to by every

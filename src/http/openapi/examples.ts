@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.ts'
+import type { ErrorCode } from '../../contract/errors.ts'
 import { errorExample } from './error-examples.ts'
 import { type Json, operationsOf } from './finalize.ts'
 

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import type { ErrorCode } from '../errors.ts'
+import type { ErrorCode } from '../../contract/errors.ts'
 import { applyTextRule } from '../text-rule.ts'
 import { isSchema, type Schema } from './components.ts'
 import { HEADER_PARAMETERS, RESPONSE_HEADERS, requestHeaderRefs, responseHeaders } from './headers.ts'

@@ -1,4 +1,4 @@
-import { SANDBOX_SCENARIOS } from '../../connectors/sandbox/common.ts'
+import { SANDBOX_SCENARIOS } from '../../contract/sandbox.ts'
 
 /**
  * The headers every API-key route reads and answers, documented once as components and referred to by each operation

@@ -1,5 +1,6 @@
+import type { ErrorCode } from '../../contract/errors.ts'
 import type { RouteAccess } from '../context.ts'
-import { type ErrorCode, statusFor } from '../errors.ts'
+import { statusFor } from '../errors.ts'
 
 /**
  * The errors one route can answer, by status, for the API document. A route names the codes its use case raises

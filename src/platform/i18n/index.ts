@@ -1,4 +1,5 @@
-import type { ErrorCode } from '../../http/errors.ts'
+import type { ErrorCode } from '../../contract/errors.ts'
+import { LANGUAGES } from '../../contract/languages.ts'
 import de from './de.json' with { type: 'json' }
 import en from './en.json' with { type: 'json' }
 import fr from './fr.json' with { type: 'json' }
@@ -11,7 +12,6 @@ export interface Catalog {
 }
 
 export const CATALOGS: Record<string, Catalog> = { en, de, fr } as Record<string, Catalog>
-export const LANGUAGES = Object.keys(CATALOGS)
 export type Language = string
 
 interface Preference {

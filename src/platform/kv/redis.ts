@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { outageIn, unavailable } from '../outage.ts'
 import { DURABLE_MIN_TTL_MS } from './memory.ts'
 import type { Kv, KvJournal, RateLimiter } from './types.ts'

@@ -1,4 +1,4 @@
-import type { CarCategory, FuelType, InsuranceCoverage, RefillPolicy, Vehicle } from '../../../api/cars/schemas.ts'
+import type { CarCategory, FuelType, InsuranceCoverage, RefillPolicy, Vehicle } from '../../../contract/cars.ts'
 
 /** What a car burns: litres (petrol, diesel, LPG), kWh (electricity) or kg (hydrogen, CNG) per 100 km. */
 export type EnergyCarrier = 'petrol' | 'diesel' | 'lpg' | 'electricity' | 'hydrogen' | 'cng'

@@ -4,7 +4,7 @@ import type {
   ChangeType,
   ChangeTypePolicy,
   PickupRequirement,
-} from '../../../api/cars/schemas.ts'
+} from '../../../contract/cars.ts'
 import { eur, money } from './pricing.ts'
 import type { SandboxStation } from './stations.ts'
 

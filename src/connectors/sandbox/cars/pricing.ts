@@ -1,5 +1,5 @@
-import type { MileageAllowance } from '../../../api/cars/schemas.ts'
-import type { DetailedPrice, Price } from '../../../api/shared/schemas.ts'
+import type { MileageAllowance } from '../../../contract/cars.ts'
+import type { DetailedPrice, Price } from '../../../contract/shared.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
 import { hash32 } from '../common.ts'
 import type { EnergyCarrier, SandboxVehicleModel } from './fleet.ts'

@@ -1,5 +1,6 @@
-import { ApiError } from '../../../http/errors.ts'
-import type { CallContext, ConnectorDeps, ProviderBooking, ProviderEntry } from '../../types.ts'
+import { ApiError } from '../../../contract/errors.ts'
+import type { ProviderBooking } from '../../types/cars.ts'
+import type { CallContext, ConnectorDeps, ProviderEntry } from '../../types/common.ts'
 import { hasScenario, type SimulationOptions, simulation } from '../common.ts'
 import { buildTerms, location, type OfferScope, policyInput, quoteFor, type Resolved, resolve } from './offers.ts'
 import type { ProfileKind } from './policies.ts'

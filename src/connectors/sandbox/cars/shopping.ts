@@ -1,16 +1,10 @@
-import type { Warning } from '../../../api/shared/schemas.ts'
-import { ApiError } from '../../../http/errors.ts'
+import { ApiError } from '../../../contract/errors.ts'
+import type { Warning } from '../../../contract/shared.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
 import { detail } from '../../../platform/i18n/texts.ts'
 import { type Lru, lru } from '../../../platform/lru.ts'
-import type {
-  CallContext,
-  CarConnector,
-  CarSearchAnswer,
-  CarSearchQuery,
-  GeoArea,
-  ProviderStation,
-} from '../../types.ts'
+import type { CarConnector, CarSearchAnswer, CarSearchQuery, ProviderStation } from '../../types/cars.ts'
+import type { CallContext, GeoArea } from '../../types/common.ts'
 import { hasScenario } from '../common.ts'
 import {
   buildOffer,

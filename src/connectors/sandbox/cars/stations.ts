@@ -1,4 +1,4 @@
-import type { Coordinates } from '../../../api/shared/schemas.ts'
+import type { Coordinates } from '../../../contract/shared.ts'
 
 /** A text in the languages the sandbox speaks; English is always there. */
 export interface Localized {

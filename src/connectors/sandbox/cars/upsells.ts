@@ -1,5 +1,5 @@
-import type { PricedUpsell, UpsellSummary } from '../../../api/cars/schemas.ts'
-import type { Price } from '../../../api/shared/schemas.ts'
+import type { PricedUpsell, UpsellSummary } from '../../../contract/cars.ts'
+import type { Price } from '../../../contract/shared.ts'
 import { eur, money } from './pricing.ts'
 import type { SandboxStation } from './stations.ts'
 

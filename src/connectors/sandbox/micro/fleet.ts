@@ -1,5 +1,5 @@
-import type { PricingPlan, PropulsionType, VehicleType } from '../../../api/micromobility/schemas.ts'
-import type { Coordinates } from '../../../api/shared/schemas.ts'
+import type { PricingPlan, PropulsionType, VehicleType } from '../../../contract/micromobility.ts'
+import type { Coordinates } from '../../../contract/shared.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
 import { hash32, seededRandom } from '../common.ts'
 import { pointInDisc } from './geometry.ts'

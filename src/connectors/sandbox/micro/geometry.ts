@@ -1,4 +1,4 @@
-import type { Coordinates } from '../../../api/shared/schemas.ts'
+import type { Coordinates } from '../../../contract/shared.ts'
 
 /** A GeoJSON position: longitude first. */
 export type Position = [longitude: number, latitude: number]

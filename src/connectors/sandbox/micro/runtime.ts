@@ -1,4 +1,5 @@
-import type { ConnectorDeps, ProviderEntry, ProviderMicroVehicle } from '../../types.ts'
+import type { ConnectorDeps, ProviderEntry } from '../../types/common.ts'
+import type { ProviderMicroVehicle } from '../../types/micromobility.ts'
 import { hash32, type SimulationOptions, simulation } from '../common.ts'
 import { type BaseVehicle, buildFleet, DEFAULT_FLEET_SIZE, MIN_BATTERY_PERCENT } from './fleet.ts'
 import { microStore, type VehicleOverlay } from './state.ts'

@@ -1,5 +1,5 @@
-import type { Coordinates } from '../../../api/shared/schemas.ts'
-import type { ProviderZone } from '../../types.ts'
+import type { Coordinates } from '../../../contract/shared.ts'
+import type { ProviderZone } from '../../types/micromobility.ts'
 import { boxRing, circleRing, contains, type Geometry, squareRing } from './geometry.ts'
 
 export type MicroKind = 'scoot' | 'bike'

@@ -1,6 +1,6 @@
 import { type AlertSnapshot, decodeAlerts } from '../../gtfs/alerts.ts'
 import { transit_realtime } from '../../gtfs/realtime.ts'
-import type { CallContext } from '../../types.ts'
+import type { CallContext } from '../../types/common.ts'
 import { hasScenario } from '../common.ts'
 
 /**

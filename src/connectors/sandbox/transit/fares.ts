@@ -1,6 +1,11 @@
-import type { Price } from '../../../api/shared/schemas.ts'
+import type { Price } from '../../../contract/shared.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
-import type { ProviderTicketOffer, TransitJourney, TransitLeg, TravellerCategory } from '../../types.ts'
+import type {
+  ProviderTicketOffer,
+  TransitJourney,
+  TransitLeg,
+  TravellerCategory,
+} from '../../types/public-transport.ts'
 import { type FareZone, KIND_OF_ROUTE, type RouteKind, STATIONS, ZONE_OF_STOP } from './network.ts'
 import type { OfferParams } from './refs.ts'
 

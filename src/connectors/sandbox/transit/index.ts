@@ -1,5 +1,6 @@
 import { createGtfsConnector } from '../../gtfs/index.ts'
-import type { Capabilities, ConnectorDeps, ProviderEntry, PublicTransportConnector } from '../../types.ts'
+import type { Capabilities, ConnectorDeps, ProviderEntry } from '../../types/common.ts'
+import type { PublicTransportConnector } from '../../types/public-transport.ts'
 import { type SimulationOptions, simulation } from '../common.ts'
 import { scenarioAlerts } from './alerts.ts'
 import { transitTicketing } from './ticketing.ts'

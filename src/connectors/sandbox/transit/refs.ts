@@ -1,4 +1,4 @@
-import type { TravellerCategory } from '../../types.ts'
+import type { TravellerCategory } from '../../types/public-transport.ts'
 import { refCodec } from '../common.ts'
 
 /**

@@ -1,5 +1,5 @@
 import type { Kv } from '../../../platform/kv/types.ts'
-import type { SubscriptionHolder } from '../../types.ts'
+import type { SubscriptionHolder } from '../../types/public-transport.ts'
 import { nextReference, STATE_TTL_MS, stateKeyPrefix, withKvLock } from '../common.ts'
 import type { OfferParams } from './refs.ts'
 

@@ -1,16 +1,14 @@
 import { createHmac } from 'node:crypto'
-import type { Price } from '../../../api/shared/schemas.ts'
-import { ApiError } from '../../../http/errors.ts'
+import { ApiError } from '../../../contract/errors.ts'
+import type { Price } from '../../../contract/shared.ts'
 import { detail } from '../../../platform/i18n/texts.ts'
+import type { CallContext, ConnectorDeps, ProviderEntry } from '../../types/common.ts'
 import type {
-  CallContext,
-  ConnectorDeps,
-  ProviderEntry,
   ProviderTicket,
   ProviderTicketBooking,
   ProviderTicketOffer,
   TransitTicketing,
-} from '../../types.ts'
+} from '../../types/public-transport.ts'
 import { hasScenario } from '../common.ts'
 import { CURRENCY, offerFrom, offerParams, productOf } from './fares.ts'
 import { decodeOfferRef, decodePrebookRef, encodeOfferRef, encodePrebookRef, type OfferParams } from './refs.ts'

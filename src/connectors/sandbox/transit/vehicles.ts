@@ -1,7 +1,7 @@
-import type { TransitOccupancy } from '../../../api/public-transport/vehicle-schemas.ts'
+import type { TransitOccupancy } from '../../../contract/transit-vehicles.ts'
 import { headsignOf, mapLine } from '../../gtfs/map.ts'
 import type { Timetable } from '../../gtfs/timetable.ts'
-import type { TransitVehicle, TransitVehicleSnapshot } from '../../types.ts'
+import type { TransitVehicle, TransitVehicleSnapshot } from '../../types/public-transport.ts'
 import { hash32 } from '../common.ts'
 
 /**

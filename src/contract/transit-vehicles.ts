@@ -1,11 +1,11 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { enumOf, providerOutcome } from '../shared/schemas.ts'
-import { Line } from './schemas.ts'
+import { CursorPagination, DateTime } from './common.ts'
+import { Line } from './public-transport.ts'
+import { enumOf, providerOutcome } from './shared.ts'
 
 /**
  * GET /public-transport/vehicles (DECISIONS "Real-time transit and GBFS out"): live transit vehicles. In a file of
- * their own beside schemas.ts, which holds the timetable and ticket shapes.
+ * their own beside public-transport.ts, which holds the timetable and ticket shapes.
  */
 
 /** GTFS-Realtime VehiclePosition.OccupancyStatus, by name. */

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime } from '../../http/schemas.ts'
+import { CursorPagination, DateTime } from './common.ts'
 import {
   deprecatedAlias,
   enumOf,
@@ -8,8 +8,8 @@ import {
   Person,
   Price,
   ProviderRef,
-} from '../shared/schemas.ts'
-import { ItemAlerts } from './alert-schemas.ts'
+} from './shared.ts'
+import { ItemAlerts } from './transit-alerts.ts'
 
 export const TRANSIT_MODES = [
   'WALK',

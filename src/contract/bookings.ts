@@ -1,8 +1,10 @@
 import { type Static, Type } from 'typebox'
-import { OffsetPagination, OffsetQuery, OneOf } from '../../http/schemas.ts'
-import { BOOKING_TYPES } from '../../store/bookings-list-repo.ts'
-import { Booking } from '../cars/schemas.ts'
-import { PtBooking } from '../public-transport/schemas.ts'
+import { Booking } from './cars.ts'
+import { OffsetPagination, OffsetQuery, OneOf } from './common.ts'
+import { PtBooking } from './public-transport.ts'
+
+export const BOOKING_TYPES = ['CAR', 'PUBLIC_TRANSPORT'] as const
+export type BookingType = (typeof BOOKING_TYPES)[number]
 
 export const BookingType = OneOf(
   BOOKING_TYPES,

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox'
-import { ErrorEnvelope } from '../../http/schemas.ts'
+import { ErrorEnvelope } from './common.ts'
 
 /**
  * GBFS 3.0 files as the API document shows them: the GBFS envelope (`last_updated`, `ttl`, `version`, `data`) and the

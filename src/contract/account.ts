@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
-import { OneOf } from '../../http/schemas.ts'
-import { ApiKey, Tenant } from '../admin/schemas.ts'
+import { ApiKey, Tenant } from './admin.ts'
+import { OneOf } from './common.ts'
 
 export const AuthCheck = Type.Object(
   {

@@ -1,9 +1,29 @@
 import { type Static, Type } from 'typebox'
-import { EVENT_TYPES } from '../../domain/events.ts'
-import { DateTime, FreeText, Nullable, OffsetPagination, OffsetQuery, OneOf } from '../../http/schemas.ts'
+import { ENVIRONMENTS } from './access.ts'
+import { DateTime, FreeText, Nullable, OffsetPagination, OffsetQuery, OneOf } from './common.ts'
+
+/** The events a webhook endpoint can receive (`src/domain/events.ts` publishes them). */
+export const EVENT_TYPES = [
+  'car.booking.confirmed',
+  'car.booking.changed',
+  'car.booking.cancelled',
+  'micromobility.trip.reserved',
+  'micromobility.trip.started',
+  'micromobility.trip.paused',
+  'micromobility.trip.resumed',
+  'micromobility.trip.completed',
+  'micromobility.trip.cancelled',
+  'micromobility.action.failed',
+  'public-transport.ticket.issued',
+  'public-transport.booking.cancelled',
+  'public-transport.subscription.created',
+  'public-transport.subscription.cancelled',
+  'webhook.test',
+] as const
+
+export type EventType = (typeof EVENT_TYPES)[number]
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
-export const ENVIRONMENTS = ['live', 'test'] as const
 
 const EventTypeList = Type.Array(
   Type.String({ minLength: 1, maxLength: 100, description: `One of: ${EVENT_TYPES.join(', ')}` }),

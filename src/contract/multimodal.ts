@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox'
-import { ErrorEnvelope } from '../../http/schemas.ts'
-import { MicroVehicle } from '../micromobility/schemas.ts'
-import { Departure, Stop } from '../public-transport/schemas.ts'
-import { Coordinates, enumOf, LocationDetails, ProviderDisplay, ProviderError, ProviderRef } from '../shared/schemas.ts'
+import { ErrorEnvelope } from './common.ts'
+import { MicroVehicle } from './micromobility.ts'
+import { Departure, Stop } from './public-transport.ts'
+import { Coordinates, enumOf, LocationDetails, ProviderDisplay, ProviderError, ProviderRef } from './shared.ts'
 
 /** The sources one multimodal search combines (DECISIONS "Multimodal"). */
 export const MULTIMODAL_SOURCES = ['PUBLIC_TRANSPORT', 'MICROMOBILITY', 'CARSHARING'] as const

@@ -1,6 +1,31 @@
 import { type Static, Type } from 'typebox'
-import { MODALITIES, OPERATIONS } from '../../connectors/types.ts'
-import { OffsetPagination } from '../../http/schemas.ts'
+import { OffsetPagination } from './common.ts'
+
+export const MODALITIES = ['CAR_RENTAL', 'CAR_SHARING', 'SCOOTER', 'BIKE', 'MOPED', 'PUBLIC_TRANSPORT'] as const
+export type Modality = (typeof MODALITIES)[number]
+
+export const OPERATIONS = [
+  'SEARCH',
+  'STATIONS',
+  'OFFER_DETAILS',
+  'PREBOOK',
+  'BOOK',
+  'CHANGE',
+  'CANCEL',
+  'VEHICLE_ACTIONS',
+  'APP_ACCESS',
+  'QR_LOOKUP',
+  'TRIPS',
+  'ZONES',
+  'STOPS',
+  'DEPARTURES',
+  'JOURNEYS',
+  'TICKETS',
+  'SUBSCRIPTIONS',
+  'ALERTS',
+  'VEHICLE_POSITIONS',
+] as const
+export type Operation = (typeof OPERATIONS)[number]
 
 const enumOf = (values: readonly string[], description?: string) =>
   Type.Unsafe<string>({ type: 'string', enum: [...values], description })

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { PERMISSIONS } from '../../domain/tenants/permissions.ts'
-import { DateTime, Nullable, OneOf } from '../../http/schemas.ts'
-import { LANGUAGES } from '../../platform/i18n/index.ts'
+import { PERMISSIONS } from './access.ts'
+import { DateTime, Nullable, OneOf } from './common.ts'
+import { LANGUAGES } from './languages.ts'
 
 const Language = Type.Unsafe<string>({ type: 'string', enum: LANGUAGES, description: 'Default language of the tenant' })
 const DataRetention = OneOf(['STANDARD', 'NONE'])

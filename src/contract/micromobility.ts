@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { Coordinates, DeepLinks, enumOf, Price, ProviderRef, providerOutcome } from '../shared/schemas.ts'
+import { CursorPagination, DateTime } from './common.ts'
+import { Coordinates, DeepLinks, enumOf, Price, ProviderRef, providerOutcome } from './shared.ts'
 
 export const VEHICLE_TYPES = ['SCOOTER', 'BICYCLE', 'CARGO_BICYCLE', 'MOPED', 'CAR', 'OTHER'] as const
 export const PROPULSION_TYPES = ['HUMAN', 'ELECTRIC_ASSIST', 'ELECTRIC', 'COMBUSTION', 'HYBRID', 'OTHER'] as const

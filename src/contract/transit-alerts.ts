@@ -1,7 +1,40 @@
 import { type Static, Type } from 'typebox'
-import { ALERT_CAUSES, ALERT_EFFECTS, ALERT_SEVERITIES } from '../../connectors/types.ts'
-import { CursorPagination, DateTime } from '../../http/schemas.ts'
-import { enumOf, providerOutcome } from '../shared/schemas.ts'
+import { CursorPagination, DateTime } from './common.ts'
+import { enumOf, providerOutcome } from './shared.ts'
+
+/** GTFS-Realtime Alert causes, effects and severities, by their names in gtfs-realtime.proto. */
+export const ALERT_CAUSES = [
+  'UNKNOWN_CAUSE',
+  'OTHER_CAUSE',
+  'TECHNICAL_PROBLEM',
+  'STRIKE',
+  'DEMONSTRATION',
+  'ACCIDENT',
+  'HOLIDAY',
+  'WEATHER',
+  'MAINTENANCE',
+  'CONSTRUCTION',
+  'POLICE_ACTIVITY',
+  'MEDICAL_EMERGENCY',
+  'SPECIAL_EVENT',
+] as const
+export type AlertCause = (typeof ALERT_CAUSES)[number]
+export const ALERT_EFFECTS = [
+  'NO_SERVICE',
+  'REDUCED_SERVICE',
+  'SIGNIFICANT_DELAYS',
+  'DETOUR',
+  'ADDITIONAL_SERVICE',
+  'MODIFIED_SERVICE',
+  'OTHER_EFFECT',
+  'UNKNOWN_EFFECT',
+  'STOP_MOVED',
+  'NO_EFFECT',
+  'ACCESSIBILITY_ISSUE',
+] as const
+export type AlertEffect = (typeof ALERT_EFFECTS)[number]
+export const ALERT_SEVERITIES = ['UNKNOWN_SEVERITY', 'INFO', 'WARNING', 'SEVERE'] as const
+export type AlertSeverity = (typeof ALERT_SEVERITIES)[number]
 
 /** Service alerts (GTFS-Realtime Alert): on departures and journey legs, and listed by GET /public-transport/alerts. */
 

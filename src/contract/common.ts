@@ -1,6 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { ERROR_CODES } from './errors.ts'
-import { FREE_TEXT } from './text-rule.ts'
+
+/** Schema flag of a free-text string (also shown in the API document). */
+export const FREE_TEXT = 'x-free-text'
 
 /**
  * An object with keys of the client's or a provider's choosing. Not `Type.Record`: its `patternProperties: {"^.*$"}`

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { CursorPagination, DateTime, Dictionary, FreeText } from '../../http/schemas.ts'
+import { CursorPagination, DateTime, Dictionary, FreeText } from './common.ts'
 import {
   DateRange,
   DeepLinks,
@@ -12,7 +12,7 @@ import {
   ProviderDisplay,
   providerOutcome,
   Warning,
-} from '../shared/schemas.ts'
+} from './shared.ts'
 
 export const CAR_CATEGORIES = ['ECONOMY', 'COMPACT', 'MIDSIZE', 'FULLSIZE', 'LUXURY', 'SUV', 'VAN', 'SPORTS'] as const
 export const FUEL_TYPES = [
