@@ -6,7 +6,7 @@ import { buildRegistry } from '../../src/connectors/registry.ts'
 import { parseSandboxOptions } from '../../src/connectors/sandbox/options.ts'
 import { ConnectorOptionsError } from '../../src/connectors/shared/options.ts'
 import { parseTompOptions } from '../../src/connectors/tomp/options.ts'
-import type { ProviderEntry } from '../../src/connectors/types.ts'
+import type { ProviderEntry } from '../../src/connectors/types/common.ts'
 import { memoryKv } from '../../src/platform/kv/memory.ts'
 import { StartupError } from '../../src/platform/startup-error.ts'
 

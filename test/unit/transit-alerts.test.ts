@@ -21,7 +21,7 @@ import { loadTimetable } from '../../src/connectors/gtfs/load.ts'
 import { transit_realtime } from '../../src/connectors/gtfs/realtime.ts'
 import type { Timetable } from '../../src/connectors/gtfs/timetable.ts'
 import { ProblemLog } from '../../src/connectors/shared/problems.ts'
-import type { CallContext } from '../../src/connectors/types.ts'
+import type { CallContext } from '../../src/connectors/types/common.ts'
 
 const SAMPLE_DIR = fileURLToPath(new URL('../../src/connectors/gtfs/fixtures/sample-feed-1/folder/', import.meta.url))
 const ctx = (language = 'en'): CallContext => ({

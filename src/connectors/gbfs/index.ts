@@ -1,18 +1,15 @@
 import { createHash } from 'node:crypto'
-import type { VehicleType } from '../../api/micromobility/schemas.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
+import type { VehicleType } from '../../contract/micromobility.ts'
+import type { Modality } from '../../contract/providers.ts'
 import { problemLog } from '../shared/problems.ts'
+import type { Capabilities, ConnectorDeps, ConnectorFactory, ProviderEntry } from '../types/common.ts'
 import type {
-  Capabilities,
-  ConnectorDeps,
-  ConnectorFactory,
   FleetSnapshot,
   MicromobilityConnector,
-  Modality,
-  ProviderEntry,
   ProviderMicroStation,
   ProviderZone,
-} from '../types.ts'
+} from '../types/micromobility.ts'
 import { type FeedName, GbfsFeeds } from './feeds.ts'
 import { mapSystemInformation } from './map.ts'
 import { mapStations, type StationInfo } from './map-stations.ts'

@@ -1,4 +1,4 @@
-import type { PricingPlan, PropulsionType, VehicleType } from '../../api/micromobility/schemas.ts'
+import type { PricingPlan, PropulsionType, VehicleType } from '../../contract/micromobility.ts'
 import { toMinor } from '../../platform/money.ts'
 import { defaultName } from '../shared/vehicle-names.ts'
 import { type Envelope, id, isObject, num, type Report, short, text } from './map.ts'

@@ -1,5 +1,5 @@
-import type { PricingPlan } from '../../api/micromobility/schemas.ts'
-import type { ProviderMicroVehicle } from '../types.ts'
+import type { PricingPlan } from '../../contract/micromobility.ts'
+import type { ProviderMicroVehicle } from '../types/micromobility.ts'
 import {
   bool,
   type DeepLinks,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Zone } from '../../api/micromobility/schemas.ts'
-import type { ProviderZone } from '../types.ts'
+import type { Zone } from '../../contract/micromobility.ts'
+import type { ProviderZone } from '../types/micromobility.ts'
 import {
   bool,
   type Envelope,

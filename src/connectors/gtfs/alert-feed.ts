@@ -1,13 +1,13 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import type { ProblemLog } from '../shared/problems.ts'
+import type { CallContext } from '../types/common.ts'
 import type {
-  CallContext,
   TransitAlert,
   TransitAlertQuery,
   TransitDeparture,
   TransitJourney,
   TransitLeg,
-} from '../types.ts'
+} from '../types/public-transport.ts'
 import {
   AlertIndex,
   activeBetween,

@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { around } from 'geokdbush'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import { problemLog } from '../shared/problems.ts'
-import type {
-  CallContext,
-  Capabilities,
-  ConnectorDeps,
-  ConnectorFactory,
-  ProviderEntry,
-  PublicTransportConnector,
-  TransitLineSet,
-  TransitStop,
-} from '../types.ts'
+import type { CallContext, Capabilities, ConnectorDeps, ConnectorFactory, ProviderEntry } from '../types/common.ts'
+import type { PublicTransportConnector, TransitLineSet, TransitStop } from '../types/public-transport.ts'
 import { type AlertFeedStats, alertFeed } from './alert-feed.ts'
 import type { AlertSnapshot } from './alerts.ts'
 import { display, fetchBytes, openFeed } from './client.ts'

@@ -1,5 +1,5 @@
 import type { ProblemLog } from '../shared/problems.ts'
-import type { TransitVehicle, TransitVehicleSnapshot } from '../types.ts'
+import type { TransitVehicle, TransitVehicleSnapshot } from '../types/public-transport.ts'
 import { display } from './client.ts'
 import type { Timetable } from './timetable.ts'
 import { decodeVehiclePositions, joinVehicles, type VehicleSnapshot } from './vehicle-positions.ts'

@@ -1,16 +1,13 @@
-import type {
-  Capabilities,
-  CarConnector,
-  ConnectorFactory,
-  MicromobilityConnector,
-  PublicTransportConnector,
-} from '../types.ts'
+import type { CarConnector } from '../types/cars.ts'
+import type { Capabilities, ConnectorFactory } from '../types/common.ts'
+import type { MicromobilityConnector } from '../types/micromobility.ts'
+import type { PublicTransportConnector } from '../types/public-transport.ts'
 import { createSandboxCarConnector } from './cars/index.ts'
 import { createSandboxMicroConnector } from './micro/index.ts'
 import { parseSandboxOptions, SANDBOX_PROFILES, type SandboxProfile } from './options.ts'
 import { createSandboxTransitConnector } from './transit/index.ts'
 
-export { SANDBOX_SCENARIOS, type SandboxScenarioName } from './common.ts'
+export { SANDBOX_SCENARIOS, type SandboxScenarioName } from '../../contract/sandbox.ts'
 export { parseSandboxOptions, SANDBOX_PROFILES, type SandboxOptions, type SandboxProfile } from './options.ts'
 
 const capabilitiesOf = (profile: SandboxProfile, disabled: string[] = []): Capabilities => {

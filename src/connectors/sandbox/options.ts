@@ -1,6 +1,6 @@
 import { type StaticDecode, Type } from 'typebox'
 import { integerIn, numberIn, parseOptions } from '../shared/options.ts'
-import type { Capabilities } from '../types.ts'
+import type { Capabilities } from '../types/common.ts'
 
 /** The simulated providers of DECISIONS "Test environment and sandbox"; `options.profile` picks the behaviour. */
 export const SANDBOX_PROFILES = {

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 
 type LatLon = { latitude: number; longitude: number }
 

@@ -1,4 +1,4 @@
-import type { ProviderMicroVehicle } from '../types.ts'
+import type { ProviderMicroVehicle } from '../types/micromobility.ts'
 
 export type DeepLinks = NonNullable<ProviderMicroVehicle['deepLinks']>
 

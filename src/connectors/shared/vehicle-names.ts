@@ -1,4 +1,4 @@
-import type { PropulsionType, VehicleType } from '../../api/micromobility/schemas.ts'
+import type { PropulsionType, VehicleType } from '../../contract/micromobility.ts'
 
 /** Names of a vehicle without one: [human or unknown propulsion, motorised]. */
 const NAMES: Record<VehicleType, [string, string]> = {

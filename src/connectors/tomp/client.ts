@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import { permanentProviderError, vehicleNotAvailable } from '../refusals.ts'
 import { readBoundedBody } from '../shared/bounded-body.ts'
 

@@ -1,16 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto'
-import type { PricingPlan } from '../../api/micromobility/schemas.ts'
+import type { PricingPlan } from '../../contract/micromobility.ts'
 import { problemLog } from '../shared/problems.ts'
+import type { Capabilities, ConnectorDeps, ConnectorFactory, ProviderEntry } from '../types/common.ts'
 import type {
-  Capabilities,
-  ConnectorDeps,
-  ConnectorFactory,
   FleetSnapshot,
   MicromobilityConnector,
-  ProviderEntry,
   ProviderMicroVehicle,
   ProviderZone,
-} from '../types.ts'
+} from '../types/micromobility.ts'
 import { type Refreshing, refreshing } from './cache.ts'
 import { type CallOptions, operatorError, tompClient } from './client.ts'
 import { MODALITY_OF_TYPE, mapAssets, mapInformation, modalitiesOfClasses, type OperatorInfo } from './map.ts'

@@ -1,8 +1,9 @@
-import type { PricingPlan, PropulsionType, VehicleType } from '../../api/micromobility/schemas.ts'
+import type { PricingPlan, PropulsionType, VehicleType } from '../../contract/micromobility.ts'
+import type { Modality } from '../../contract/providers.ts'
 import { isObject, type Json, num, type Report, short } from '../shared/json.ts'
 import { type DeepLinks, link } from '../shared/links.ts'
 import { defaultName } from '../shared/vehicle-names.ts'
-import type { Modality, ProviderMicroVehicle } from '../types.ts'
+import type { ProviderMicroVehicle } from '../types/micromobility.ts'
 
 /**
  * TOMP-API 1.x operator information → domain. Pure and tolerant, as the GBFS mapping is: a record that cannot be used

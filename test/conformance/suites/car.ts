@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { CarConnector, CarSearchQuery, ProviderCarOffer } from '../../../src/connectors/types/cars.ts'
+import type { Scenario } from '../../../src/connectors/types/common.ts'
 import {
   CancellationPolicy,
   CHANGE_TYPES,
@@ -12,10 +14,9 @@ import {
   UPSELL_AVAILABILITY,
   UpsellSummary,
   Vehicle,
-} from '../../../src/api/cars/schemas.ts'
-import { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../../../src/api/shared/schemas.ts'
-import type { CarConnector, CarSearchQuery, ProviderCarOffer, Scenario } from '../../../src/connectors/types.ts'
-import type { ApiError } from '../../../src/http/errors.ts'
+} from '../../../src/contract/cars.ts'
+import type { ApiError } from '../../../src/contract/errors.ts'
+import { Coordinates, DetailedPrice, LocationDetails, Price, Warning } from '../../../src/contract/shared.ts'
 import { type ConnectorSetup, rejectsWith, validator } from '../../helpers/connectors.ts'
 
 /**

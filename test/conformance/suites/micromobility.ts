@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MicroVehicle, PricingPlan, Zone, ZoneRules } from '../../../src/api/micromobility/schemas.ts'
-import { DeepLinks } from '../../../src/api/shared/schemas.ts'
+import type { CallContext, Capabilities, ProviderEntry, Scenario } from '../../../src/connectors/types/common.ts'
 import type {
-  CallContext,
-  Capabilities,
   MicromobilityConnector,
-  ProviderEntry,
   ProviderMicroVehicle,
   ProviderZone,
-  Scenario,
-} from '../../../src/connectors/types.ts'
+} from '../../../src/connectors/types/micromobility.ts'
+import { MicroVehicle, PricingPlan, Zone, ZoneRules } from '../../../src/contract/micromobility.ts'
+import { DeepLinks } from '../../../src/contract/shared.ts'
 import { distanceMeters } from '../../../src/platform/geo.ts'
 import { type ConnectorSetup, registryOf, rejectsWith, validator } from '../../helpers/connectors.ts'
 

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { TRANSIT_MODES } from '../../../src/api/public-transport/schemas.ts'
+import type { CallContext, Capabilities } from '../../../src/connectors/types/common.ts'
 import type {
-  CallContext,
-  Capabilities,
   PublicTransportConnector,
   TransitDeparture,
   TransitJourney,
   TransitStop,
-} from '../../../src/connectors/types.ts'
+} from '../../../src/connectors/types/public-transport.ts'
+import { TRANSIT_MODES } from '../../../src/contract/public-transport.ts'
 import { distanceMeters } from '../../../src/platform/geo.ts'
 import { type ConnectorSetup, registryOf, rejectsWith } from '../../helpers/connectors.ts'
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { TRIP_ACTIONS, type TripAction } from '../../../src/api/micromobility/schemas.ts'
-import type { CallContext, ProviderMicroVehicle } from '../../../src/connectors/types.ts'
+import type { CallContext } from '../../../src/connectors/types/common.ts'
+import type { ProviderMicroVehicle } from '../../../src/connectors/types/micromobility.ts'
+import { TRIP_ACTIONS, type TripAction } from '../../../src/contract/micromobility.ts'
 import { rejectsWith } from '../../helpers/connectors.ts'
 import { MINUTE, type MicroProfile, type MicroSetup } from './micromobility.ts'
 

@@ -1,4 +1,5 @@
-import type { Capabilities, CarConnector, ConnectorDeps, ProviderEntry } from '../../types.ts'
+import type { CarConnector } from '../../types/cars.ts'
+import type { Capabilities, ConnectorDeps, ProviderEntry } from '../../types/common.ts'
 import type { SimulationOptions } from '../common.ts'
 import { managing } from './managing.ts'
 import type { ProfileKind } from './policies.ts'
@@ -21,7 +22,7 @@ export function createSandboxCarConnector(
   return { capabilities, ...shopping(rt), ...managing(rt) } satisfies CarConnector
 }
 
-export { SANDBOX_SCENARIOS, type SandboxScenarioName } from '../common.ts'
+export { SANDBOX_SCENARIOS, type SandboxScenarioName } from '../../../contract/sandbox.ts'
 export { RENT_FLEET, type SandboxVehicleModel } from './fleet.ts'
 export { CAR_PROFILES, type CarProfile } from './profiles.ts'
 export { SHARE_FLEET, SHARE_STATIONS } from './share.ts'

@@ -1,12 +1,10 @@
+import type { Capabilities, ConnectorDeps, ProviderEntry } from '../../types/common.ts'
 import type {
-  Capabilities,
-  ConnectorDeps,
   FleetSnapshot,
   MicromobilityConnector,
-  ProviderEntry,
   ProviderMicroStation,
   ProviderMicroVehicle,
-} from '../../types.ts'
+} from '../../types/micromobility.ts'
 import { squareRing } from './geometry.ts'
 import { type MicroOptions, microRuntime } from './runtime.ts'
 import { trips } from './trips.ts'
