@@ -1,8 +1,8 @@
 import KDBush from 'kdbush'
+import { modeBit } from '../map.ts'
+import { normalizeText } from '../search.ts'
 import { footpaths } from './footpaths.ts'
 import { buildLinePaths } from './lines.ts'
-import { modeBit } from './map.ts'
-import { normalizeText } from './search.ts'
 import type { BuildOptions, Pattern, RawFeed, Timetable } from './timetable.ts'
 import { buildPatterns, type ExpandedTrips, expandTrips, type SortedStopTimes, sortStopTimes } from './trips.ts'
 

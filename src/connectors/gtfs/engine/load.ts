@@ -1,8 +1,8 @@
+import type { FeedSource } from '../client.ts'
+import { parseColor } from '../map.ts'
 import { buildTimetable } from './build.ts'
 import { FeedClock, formatGtfsDate, parseGtfsDate, parseGtfsTime, ServiceCalendar } from './calendar.ts'
-import type { FeedSource } from './client.ts'
 import { type Header, readCsv } from './csv.ts'
-import { parseColor } from './map.ts'
 import { arrayBytes, IntList, NO_DROP_OFF, NO_PICKUP, type RawFeed, type Timetable } from './timetable.ts'
 
 /**
