@@ -32,13 +32,8 @@ export const weekdayOf = (day: number) => (((day + 3) % 7) + 7) % 7
  * Hand-written because it runs once per stop_times row.
  */
 export function parseGtfsTime(text: string): number {
-  return parseGtfsTimeAt(text, 0, text.length)
-}
-
-/** parseGtfsTime of `text.slice(start, end)`, without making the slice (the stop_times reader's fast path). */
-export function parseGtfsTimeAt(text: string, start: number, end: number): number {
-  let i = start
-  let n = end
+  let i = 0
+  let n = text.length
   while (i < n && text.charCodeAt(i) === 32) i++
   while (n > i && text.charCodeAt(n - 1) === 32) n--
   if (i === n) return -1

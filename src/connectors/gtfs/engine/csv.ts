@@ -58,13 +58,6 @@ function splitQuoted(line: string): string[] | undefined {
   }
 }
 
-/**
- * A row parser working on the text itself, for files of millions of rows: it reads the line `text[start, end)`
- * (no quotes in it) without splitting it into strings, and returns true when it took the row; false, with nothing
- * done, hands the row to `onRow` as usual (the row handler then reports what is wrong with it).
- */
-export type FastRow = (text: string, start: number, end: number, header: Header, rowNumber: number) => boolean
-
 /** Lines a quoted field may span before the row is taken as malformed (an unclosed quote). */
 const MAX_RECORD_LINES = 50
 
@@ -78,7 +71,6 @@ export async function readCsv(
   stream: Readable,
   onRow: (row: string[], header: Header, rowNumber: number) => void,
   report: (message: string) => void,
-  fast?: FastRow,
 ): Promise<number> {
   const decoder = new TextDecoder('utf-8')
   let header: Header | undefined
@@ -98,8 +90,6 @@ export async function readCsv(
   const consume = (text: string, final: boolean): number => {
     let pos = 0
     const n = text.length
-    // The next quote at or after `pos` (-1: none left), so that finding out whether a line has one costs no scan.
-    let quoteAt = text.indexOf('"')
     while (pos < n) {
       let nl = text.indexOf('\n', pos)
       if (nl < 0) {
@@ -107,15 +97,13 @@ export async function readCsv(
         nl = n
       }
       const end = nl > pos && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
+      const line = text.slice(pos, end)
       lineNumber++
-      if (quoteAt >= 0 && quoteAt < pos) quoteAt = text.indexOf('"', pos)
-      if (quoteAt < 0 || quoteAt >= end) {
-        if (fast && header && fast(text, pos, end, header, rows + 1)) rows++
-        else emit(text.slice(pos, end).split(','))
+      if (line.indexOf('"') < 0) {
+        emit(line.split(','))
         pos = nl + 1
         continue
       }
-      const line = text.slice(pos, end)
       // A quoted field may hold line breaks: take more lines until the record closes.
       let record = splitQuoted(line)
       let last = nl
@@ -145,22 +133,11 @@ export async function readCsv(
     }
     return Math.min(pos, n)
   }
-  // Only whole lines are decoded (a line feed is never part of a multi-byte character), the bytes after the last
-  // one wait for the next chunk: the text is then one flat string, not `rest + text` (a concatenation, which makes
-  // every character read on it slow), unless a quoted field spans two chunks.
-  let pending: Buffer | undefined
   for await (const chunk of stream) {
-    const bytes: Buffer = pending && pending.length > 0 ? Buffer.concat([pending, chunk as Buffer]) : (chunk as Buffer)
-    const lastLine = bytes.lastIndexOf(10)
-    if (lastLine < 0) {
-      pending = bytes
-      continue
-    }
-    pending = bytes.subarray(lastLine + 1)
-    const text = rest + decoder.decode(bytes.subarray(0, lastLine + 1), { stream: true })
+    const text = rest + decoder.decode(chunk as Buffer, { stream: true })
     rest = text.slice(consume(text, false))
   }
-  const text = rest + decoder.decode(pending)
+  const text = rest + decoder.decode()
   consume(text, true)
   return rows
 }

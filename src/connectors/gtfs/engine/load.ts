@@ -2,9 +2,7 @@ import type { FeedSource } from '../client.ts'
 import { parseColor } from '../map.ts'
 import { buildTimetable } from './build.ts'
 import { FeedClock, formatGtfsDate, parseGtfsDate, parseGtfsTime, ServiceCalendar } from './calendar.ts'
-import type { FastRow, Header } from './csv.ts'
-import { readCsv } from './csv.ts'
-import { stopTimesFast } from './stop-times.ts'
+import { type Header, readCsv } from './csv.ts'
 import { arrayBytes, IntColumn, IntList, NO_DROP_OFF, NO_PICKUP, type RawFeed, type Timetable } from './timetable.ts'
 
 /**
@@ -23,7 +21,6 @@ async function readFile(
   required: boolean,
   report: Report,
   onRow: (row: string[], header: Header, rowNumber: number) => void,
-  fast?: FastRow,
 ): Promise<boolean> {
   const stream = await source.open(file)
   if (!stream) {
@@ -45,7 +42,6 @@ async function readFile(
       }
     },
     rowReport,
-    fast,
   )
   if (problems > 20) report(file, `${problems - 20} more problems not listed`)
   return true
@@ -231,49 +227,42 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
     headsign: new Map(),
   }
   let cols: Record<string, number> | undefined
-  await readFile(
-    source,
-    'stop_times.txt',
-    true,
-    report,
-    (row, h) => {
-      cols ??= {
-        trip: h.col('trip_id'),
-        arr: h.col('arrival_time'),
-        dep: h.col('departure_time'),
-        stop: h.col('stop_id'),
-        seq: h.col('stop_sequence'),
-        pickup: h.col('pickup_type'),
-        // An old revision of the spec's own sample misspells it drop_off_time.
-        dropOff: h.col('drop_off_type') >= 0 ? h.col('drop_off_type') : h.col('drop_off_time'),
-        headsign: h.col('stop_headsign'),
-      }
-      const c = cols
-      const trip = tripIndex.get(text(row, c.trip))
-      if (trip === undefined) bad(`unknown trip_id ${text(row, c.trip)}`)
-      const stop = stopIndex.get(text(row, c.stop))
-      if (stop === undefined) bad(`trip ${text(row, c.trip)}: unknown stop_id ${text(row, c.stop)}`)
-      const seq = Number(text(row, c.seq))
-      if (!Number.isInteger(seq) || seq < 0) bad(`trip ${text(row, c.trip)}: stop_sequence ${text(row, c.seq)}`)
-      const arr = parseGtfsTime(row[c.arr] ?? '')
-      const dep = parseGtfsTime(row[c.dep] ?? '')
-      if (Number.isNaN(arr) || Number.isNaN(dep)) {
-        bad(`trip ${text(row, c.trip)}: arrival_time/departure_time ${row[c.arr]}/${row[c.dep]} malformed`)
-      }
-      let flags = 0
-      if (text(row, c.pickup) === '1') flags |= NO_PICKUP
-      if (text(row, c.dropOff) === '1') flags |= NO_DROP_OFF
-      const headsign = c.headsign >= 0 ? text(row, c.headsign) : ''
-      if (headsign) stopTimes.headsign.set(stopTimes.trip.length, intern(headsign))
-      stopTimes.trip.push(trip as number)
-      stopTimes.seq.push(seq)
-      stopTimes.stop.push(stop as number)
-      stopTimes.arr.push(arr)
-      stopTimes.dep.push(dep)
-      stopTimes.flags.push(flags)
-    },
-    stopTimesFast(tripIndex, stopIndex, stopTimes, intern),
-  )
+  await readFile(source, 'stop_times.txt', true, report, (row, h) => {
+    cols ??= {
+      trip: h.col('trip_id'),
+      arr: h.col('arrival_time'),
+      dep: h.col('departure_time'),
+      stop: h.col('stop_id'),
+      seq: h.col('stop_sequence'),
+      pickup: h.col('pickup_type'),
+      // An old revision of the spec's own sample misspells it drop_off_time.
+      dropOff: h.col('drop_off_type') >= 0 ? h.col('drop_off_type') : h.col('drop_off_time'),
+      headsign: h.col('stop_headsign'),
+    }
+    const c = cols
+    const trip = tripIndex.get(text(row, c.trip))
+    if (trip === undefined) bad(`unknown trip_id ${text(row, c.trip)}`)
+    const stop = stopIndex.get(text(row, c.stop))
+    if (stop === undefined) bad(`trip ${text(row, c.trip)}: unknown stop_id ${text(row, c.stop)}`)
+    const seq = Number(text(row, c.seq))
+    if (!Number.isInteger(seq) || seq < 0) bad(`trip ${text(row, c.trip)}: stop_sequence ${text(row, c.seq)}`)
+    const arr = parseGtfsTime(row[c.arr] ?? '')
+    const dep = parseGtfsTime(row[c.dep] ?? '')
+    if (Number.isNaN(arr) || Number.isNaN(dep)) {
+      bad(`trip ${text(row, c.trip)}: arrival_time/departure_time ${row[c.arr]}/${row[c.dep]} malformed`)
+    }
+    let flags = 0
+    if (text(row, c.pickup) === '1') flags |= NO_PICKUP
+    if (text(row, c.dropOff) === '1') flags |= NO_DROP_OFF
+    const headsign = c.headsign >= 0 ? text(row, c.headsign) : ''
+    if (headsign) stopTimes.headsign.set(stopTimes.trip.length, intern(headsign))
+    stopTimes.trip.push(trip as number)
+    stopTimes.seq.push(seq)
+    stopTimes.stop.push(stop as number)
+    stopTimes.arr.push(arr)
+    stopTimes.dep.push(dep)
+    stopTimes.flags.push(flags)
+  })
 
   const transfers: RawFeed['transfers'] = []
   await readFile(source, 'transfers.txt', false, report, (row, h) => {

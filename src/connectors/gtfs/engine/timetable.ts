@@ -175,13 +175,14 @@ export class IntList {
   }
 }
 
-const BLOCK_SHIFT = 16
+const BLOCK_SHIFT = 20
 const BLOCK = 1 << BLOCK_SHIFT
 const BLOCK_MASK = BLOCK - 1
 
 /**
- * A column of int32 values that grows by fixed blocks of 65,536: no copy when it grows and no unused half after a
- * doubling, so the millions of stop_times rows take their size, not up to twice it, while the feed is read.
+ * A column of int32 values that grows by fixed blocks of 2^20 values: no copy when it grows and no unused half after
+ * a doubling, so the millions of stop_times rows take their size, not up to twice it, while the feed is read. The
+ * blocks are large (4 MiB) because each new ArrayBuffer may make V8 collect garbage.
  */
 export class IntColumn {
   private blocks: Int32Array[] = []
