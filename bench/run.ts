@@ -25,6 +25,7 @@ const BENCHMARKS: { name: string; load: () => Promise<{ default: Benchmark }> }[
   { name: 'micro-index', load: () => import('./micro-index.ts') },
   { name: 'micro-search', load: () => import('./micro-search.ts') },
   { name: 'gtfs', load: () => import('./gtfs.ts') },
+  { name: 'gtfs-10m', load: () => import('./gtfs-country.ts') },
   { name: 'workers', load: () => import('./workers.ts') },
   { name: 'webhooks', load: () => import('./webhooks.ts') },
   { name: 'start-memory', load: () => import('./start-memory.ts') },

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { pathToFileURL } from 'node:url'
+import type { Timetable } from '../../src/connectors/gtfs/engine/timetable.ts'
 import { createGtfsConnector } from '../../src/connectors/gtfs/index.ts'
-import type { Timetable } from '../../src/connectors/gtfs/timetable.ts'
 import { FEED_DIR } from '../../src/connectors/sandbox/transit/make-feed.ts'
 import {
   isPublicTransportConnector,

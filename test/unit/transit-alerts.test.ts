@@ -17,9 +17,9 @@ import {
 } from '../../src/connectors/gtfs/alerts.ts'
 import { openFeed } from '../../src/connectors/gtfs/client.ts'
 import { departuresAt } from '../../src/connectors/gtfs/departures.ts'
-import { loadTimetable } from '../../src/connectors/gtfs/load.ts'
+import { loadTimetable } from '../../src/connectors/gtfs/engine/load.ts'
+import type { Timetable } from '../../src/connectors/gtfs/engine/timetable.ts'
 import { transit_realtime } from '../../src/connectors/gtfs/realtime.ts'
-import type { Timetable } from '../../src/connectors/gtfs/timetable.ts'
 import { ProblemLog } from '../../src/connectors/shared/problems.ts'
 import type { CallContext } from '../../src/connectors/types/common.ts'
 

@@ -21,7 +21,7 @@ import {
 import { type AlertSnapshot, decodeAlerts, type FeedAlert } from './alerts.ts'
 import { display, fetchBytes, type ReadOptions } from './client.ts'
 import { stopFamily } from './departures.ts'
-import type { Timetable } from './timetable.ts'
+import type { Timetable } from './engine/timetable.ts'
 
 /**
  * The service-alerts side of a GTFS provider: reads `options.alertsUrl` every `realtimeRefreshSeconds` (a failed read

@@ -1,6 +1,6 @@
 import type { TransitAlert, TransitInformedEntity } from '../types/public-transport.ts'
 import { type FeedAlert, pickTranslation, type Selector } from './alerts.ts'
-import { NO_PICKUP, type Pattern, type Timetable } from './timetable.ts'
+import { NO_PICKUP, type Pattern, type Timetable } from './engine/timetable.ts'
 
 /**
  * Which alerts apply where. A selector (GTFS-Realtime EntitySelector) applies to a trip at a stop when every field it

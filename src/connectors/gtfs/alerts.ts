@@ -7,7 +7,7 @@ import {
   type AlertEffect,
   type AlertSeverity,
 } from '../../contract/transit-alerts.ts'
-import { parseGtfsDate, parseGtfsTime } from './calendar.ts'
+import { parseGtfsDate, parseGtfsTime } from './engine/calendar.ts'
 import { transit_realtime } from './realtime.ts'
 
 /**

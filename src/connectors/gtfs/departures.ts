@@ -1,7 +1,7 @@
 import type { TransitDeparture } from '../types/public-transport.ts'
+import { NO_PICKUP, type Timetable } from './engine/timetable.ts'
 import { headsignOf, mapLine } from './map.ts'
 import type { RealtimeView } from './realtime.ts'
-import { NO_PICKUP, type Timetable } from './timetable.ts'
 
 /** The first event at a stop departing at or after `seconds` (binary search over the stop's sorted events). */
 export function firstEventFrom(tt: Timetable, stop: number, seconds: number): number {

@@ -3,10 +3,11 @@ import { ApiError } from '../../contract/errors.ts'
 import { distanceMeters } from '../../platform/geo.ts'
 import type { JourneyEnd, JourneyQuery, TransitJourney, TransitLeg } from '../types/public-transport.ts'
 import { stopFamily } from './departures.ts'
+import { type RaptorDay, type RaptorJourney, type RaptorQuery, raptor } from './engine/raptor.ts'
+import { tighten } from './engine/raptor-trips.ts'
+import { NO_PICKUP, type Timetable, WALK_METERS_PER_SECOND } from './engine/timetable.ts'
 import { headsignOf, mapLine, modeOf } from './map.ts'
-import { type RaptorDay, type RaptorJourney, type RaptorQuery, raptor, tighten } from './raptor.ts'
 import type { RealtimeView } from './realtime.ts'
-import { NO_PICKUP, type Timetable, WALK_METERS_PER_SECOND } from './timetable.ts'
 
 /**
  * Journey planning over RAPTOR: ends are stops (a station stands for its platforms) or points (walk to the stops

@@ -1,6 +1,6 @@
 import { TRANSIT_MODES, type TransitMode } from '../../contract/public-transport.ts'
 import type { TransitLine, TransitStop } from '../types/public-transport.ts'
-import type { Timetable } from './timetable.ts'
+import type { Timetable } from './engine/timetable.ts'
 
 /** GTFS route_type → TransitMode: the basic types 0-12 and the extended (HVT) types 100-1799. */
 export function modeOf(routeType: number): TransitMode {

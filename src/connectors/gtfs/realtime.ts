@@ -1,6 +1,6 @@
 import GtfsRealtimeBindings from 'gtfs-realtime-bindings'
-import { parseGtfsDate, parseGtfsTime } from './calendar.ts'
-import type { Timetable } from './timetable.ts'
+import { parseGtfsDate, parseGtfsTime } from './engine/calendar.ts'
+import type { Timetable } from './engine/timetable.ts'
 
 const { transit_realtime } = GtfsRealtimeBindings
 type Rt = typeof transit_realtime

@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { formatGtfsTime } from './calendar.ts'
+import { formatGtfsTime } from './engine/calendar.ts'
 
 /**
  * A synthetic GTFS city of any size, deterministic for a given seed: stops on a jittered grid around a centre

@@ -1,7 +1,7 @@
 import type { ProblemLog } from '../shared/problems.ts'
 import type { TransitVehicle, TransitVehicleSnapshot } from '../types/public-transport.ts'
 import { display } from './client.ts'
-import type { Timetable } from './timetable.ts'
+import type { Timetable } from './engine/timetable.ts'
 import { decodeVehiclePositions, joinVehicles, type VehicleSnapshot } from './vehicle-positions.ts'
 
 /**

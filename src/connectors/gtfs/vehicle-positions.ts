@@ -6,8 +6,8 @@ import {
   type TransitVehicleStatus,
 } from '../../contract/transit-vehicles.ts'
 import type { TransitVehicle } from '../types/public-transport.ts'
+import type { Timetable } from './engine/timetable.ts'
 import { headsignOf, mapLine } from './map.ts'
-import type { Timetable } from './timetable.ts'
 
 const { transit_realtime } = GtfsRealtimeBindings
 const { OccupancyStatus, VehicleStopStatus } = transit_realtime.VehiclePosition

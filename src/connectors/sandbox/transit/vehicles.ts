@@ -1,6 +1,6 @@
 import type { TransitOccupancy } from '../../../contract/transit-vehicles.ts'
+import type { Timetable } from '../../gtfs/engine/timetable.ts'
 import { headsignOf, mapLine } from '../../gtfs/map.ts'
-import type { Timetable } from '../../gtfs/timetable.ts'
 import type { TransitVehicle, TransitVehicleSnapshot } from '../../types/public-transport.ts'
 import { hash32 } from '../common.ts'
 

@@ -175,6 +175,37 @@ export class IntList {
   }
 }
 
+const BLOCK_SHIFT = 20
+const BLOCK = 1 << BLOCK_SHIFT
+const BLOCK_MASK = BLOCK - 1
+
+/**
+ * A column of int32 values that grows by fixed blocks of 2^20 values: no copy when it grows and no unused half after
+ * a doubling, so the millions of stop_times rows take their size, not up to twice it, while the feed is read. The
+ * blocks are large (4 MiB) because each new ArrayBuffer may make V8 collect garbage.
+ */
+export class IntColumn {
+  private blocks: Int32Array[] = []
+  length = 0
+
+  push(value: number): void {
+    const i = this.length & BLOCK_MASK
+    if (i === 0) this.blocks.push(new Int32Array(BLOCK))
+    this.blocks[this.length >>> BLOCK_SHIFT][i] = value
+    this.length++
+  }
+
+  get(index: number): number {
+    return this.blocks[index >>> BLOCK_SHIFT][index & BLOCK_MASK]
+  }
+
+  /** Lets the blocks go (the build copies the rows into their final arrays). */
+  clear(): void {
+    this.blocks = []
+    this.length = 0
+  }
+}
+
 /** What the loader parsed, before indexing. */
 export interface RawFeed {
   clock: FeedClock
@@ -208,13 +239,14 @@ export interface RawFeed {
    */
   shapes: { ids: string[]; shape: IntList; seq: IntList; lat: IntList; lon: IntList }
   frequencies: Map<number, { start: number; end: number; headway: number; exact: boolean }[]>
+  /** stop_times.txt rows in file order (the build sorts them and then clears these columns). */
   stopTimes: {
-    trip: IntList
-    seq: IntList
-    stop: IntList
-    arr: IntList
-    dep: IntList
-    flags: IntList
+    trip: IntColumn
+    seq: IntColumn
+    stop: IntColumn
+    arr: IntColumn
+    dep: IntColumn
+    flags: IntColumn
     headsign: Map<number, string>
   }
   transfers: { from: number; to: number; type: number; minTime: number }[]

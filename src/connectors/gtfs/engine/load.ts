@@ -1,9 +1,9 @@
+import type { FeedSource } from '../client.ts'
+import { parseColor } from '../map.ts'
 import { buildTimetable } from './build.ts'
 import { FeedClock, formatGtfsDate, parseGtfsDate, parseGtfsTime, ServiceCalendar } from './calendar.ts'
-import type { FeedSource } from './client.ts'
 import { type Header, readCsv } from './csv.ts'
-import { parseColor } from './map.ts'
-import { arrayBytes, IntList, NO_DROP_OFF, NO_PICKUP, type RawFeed, type Timetable } from './timetable.ts'
+import { arrayBytes, IntColumn, IntList, NO_DROP_OFF, NO_PICKUP, type RawFeed, type Timetable } from './timetable.ts'
 
 /**
  * Reads a GTFS feed file by file into a RawFeed and indexes it. Required files missing → the load fails; optional
@@ -218,12 +218,12 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
   })
 
   const stopTimes: RawFeed['stopTimes'] = {
-    trip: new IntList(1 << 16),
-    seq: new IntList(1 << 16),
-    stop: new IntList(1 << 16),
-    arr: new IntList(1 << 16),
-    dep: new IntList(1 << 16),
-    flags: new IntList(1 << 16),
+    trip: new IntColumn(),
+    seq: new IntColumn(),
+    stop: new IntColumn(),
+    arr: new IntColumn(),
+    dep: new IntColumn(),
+    flags: new IntColumn(),
     headsign: new Map(),
   }
   let cols: Record<string, number> | undefined

@@ -1,5 +1,5 @@
 import KDBush from 'kdbush'
-import { distanceMeters } from '../../platform/geo.ts'
+import { distanceMeters } from '../../../platform/geo.ts'
 import { type BuildOptions, IntList, type RawFeed, WALK_METERS_PER_SECOND } from './timetable.ts'
 
 const MAX_FOOTPATHS_PER_STOP = 32

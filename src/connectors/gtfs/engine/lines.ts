@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { TransitLinePath } from '../types/public-transport.ts'
+import type { TransitLinePath } from '../../types/public-transport.ts'
 import type { BuildOptions, Pattern, RawFeed } from './timetable.ts'
 import type { ExpandedTrips, SortedStopTimes } from './trips.ts'
 

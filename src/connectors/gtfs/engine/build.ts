@@ -1,8 +1,8 @@
 import KDBush from 'kdbush'
+import { modeBit } from '../map.ts'
+import { normalizeText } from '../search.ts'
 import { footpaths } from './footpaths.ts'
 import { buildLinePaths } from './lines.ts'
-import { modeBit } from './map.ts'
-import { normalizeText } from './search.ts'
 import type { BuildOptions, Pattern, RawFeed, Timetable } from './timetable.ts'
 import { buildPatterns, type ExpandedTrips, expandTrips, type SortedStopTimes, sortStopTimes } from './trips.ts'
 
@@ -11,6 +11,10 @@ import { buildPatterns, type ExpandedTrips, expandTrips, type SortedStopTimes, s
 export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timetable, 'stats'> {
   const stops = buildStops(raw)
   const st = sortStopTimes(raw, options.report)
+  // The rows now live sorted in `st`: the parsed columns go before the next arrays are made (peak memory).
+  const parsed = raw.stopTimes
+  for (const column of [parsed.trip, parsed.seq, parsed.stop, parsed.arr, parsed.dep, parsed.flags]) column.clear()
+  parsed.headsign.clear()
   const trips = expandTrips(raw, st, options.report)
   const patterns = buildPatterns(st, trips)
   const lines = buildLinePaths(raw, st, trips, patterns.patterns, options.report)

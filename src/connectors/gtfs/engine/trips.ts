@@ -23,26 +23,26 @@ export function sortStopTimes(raw: RawFeed, report: BuildOptions['report']): Sor
   const rows = src.trip.length
   const tripCount = raw.trips.ids.length
   const count = new Int32Array(tripCount + 1)
-  const trip = src.trip.data
-  for (let r = 0; r < rows; r++) count[trip[r] + 1]++
+  const trip = src.trip
+  for (let r = 0; r < rows; r++) count[trip.get(r) + 1]++
   for (let t = 0; t < tripCount; t++) count[t + 1] += count[t]
   const cursor = count.slice(0, tripCount)
   const order = new Int32Array(rows)
-  for (let r = 0; r < rows; r++) order[cursor[trip[r]]++] = r
+  for (let r = 0; r < rows; r++) order[cursor[trip.get(r)]++] = r
 
-  const seq = src.seq.data
+  const seq = src.seq
   for (let t = 0; t < tripCount; t++) {
     const a = count[t]
     const b = count[t + 1]
     let sorted = true
     for (let i = a + 1; i < b; i++) {
-      if (seq[order[i]] <= seq[order[i - 1]]) {
+      if (seq.get(order[i]) <= seq.get(order[i - 1])) {
         sorted = false
         break
       }
     }
     if (!sorted) {
-      const slice = Array.from(order.subarray(a, b)).sort((x, y) => seq[x] - seq[y])
+      const slice = Array.from(order.subarray(a, b)).sort((x, y) => seq.get(x) - seq.get(y))
       order.set(slice, a)
     }
   }
@@ -63,19 +63,19 @@ export function sortStopTimes(raw: RawFeed, report: BuildOptions['report']): Sor
     let lastSeq = Number.NEGATIVE_INFINITY
     for (let i = count[t]; i < count[t + 1]; i++) {
       const r = order[i]
-      if (seq[r] === lastSeq) {
+      if (seq.get(r) === lastSeq) {
         report(
           'stop_times.txt',
-          `trip ${raw.trips.ids[t]}: stop_sequence ${seq[r]} appears twice, the second is ignored`,
+          `trip ${raw.trips.ids[t]}: stop_sequence ${seq.get(r)} appears twice, the second is ignored`,
         )
         continue
       }
-      lastSeq = seq[r]
-      out.stop[w] = src.stop.data[r]
-      out.arr[w] = src.arr.data[r]
-      out.dep[w] = src.dep.data[r]
-      out.seq[w] = seq[r]
-      out.flags[w] = src.flags.data[r]
+      lastSeq = seq.get(r)
+      out.stop[w] = src.stop.get(r)
+      out.arr[w] = src.arr.get(r)
+      out.dep[w] = src.dep.get(r)
+      out.seq[w] = seq.get(r)
+      out.flags[w] = src.flags.get(r)
       const headsign = src.headsign.get(r)
       if (headsign) out.headsign.set(w, headsign)
       w++
