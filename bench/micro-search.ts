@@ -8,8 +8,10 @@
  * limit 20), so the page differs from request to request; the bare server answers the page of the first point.
  * The pair runs twice in alternating order (bare, service, service, bare) and the medians count, as in auth-check.
  *
- * Target (issue 17): the service's CPU time per search ≤ 150 µs (medians of the two service runs). The ratio
- * service/bare and the latency are reported as info.
+ * Targets (issue 17): the service's CPU time per search ≤ 150 µs (medians of the two service runs), and the first
+ * page's bytes per vehicle ≤ 700 (the whole body, envelope, cursor and `providers` included, ÷ the vehicles on it; the
+ * list is sent once, as `results`). The ratio service/bare, the latency and the vehicle entries' own average size
+ * are reported as info.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -29,6 +31,7 @@ import {
 
 const CONNECTIONS = 50
 const MAX_CPU_MICROS = 150
+const MAX_BYTES_PER_VEHICLE = 700
 const PATH = '/mobility-api/v2/micromobility'
 const RATE_LIMIT = { limit: 1_000_000, windowSeconds: 60 }
 const FLEET_SIZE = 10_000
@@ -123,11 +126,15 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const tokens = data.results.filter((v) => v.vehicleToken).length
     const farthest = Math.max(...data.results.map((v) => v.distanceFromSearch ?? 0))
     const contentType = sample.headers.get('content-type') ?? 'application/json; charset=utf-8'
+    const bodyBytes = Buffer.byteLength(sample.text)
+    const bytesPerVehicle = bodyBytes / Math.max(1, data.results.length)
+    const entryBytes =
+      data.results.reduce((n, v) => n + Buffer.byteLength(JSON.stringify(v)), 0) / Math.max(1, data.results.length)
     ctx.log(
       `service at ${service.baseUrl}; first search (builds fleets and indexes) ${fmtMs(firstMs)}:` +
         ` ${data.results.length} vehicles (${byProvider.join(', ')}; ${tokens} vehicleTokens; farthest ${farthest} m),` +
         ` hasMore ${data.pagination.hasMore}, providers ${data.providers.map((p) => `${p.id} ${p.status} ${p.vehicles}`).join(', ')},` +
-        ` body ${fmtInt(Buffer.byteLength(sample.text))} bytes`,
+        ` body ${fmtInt(bodyBytes)} bytes (${bytesPerVehicle.toFixed(1)} per vehicle; a vehicle's entry ${entryBytes.toFixed(1)})`,
     )
 
     const single: number[] = []
@@ -182,8 +189,14 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           measured: fmtMicros(s.micros),
           pass: s.micros <= MAX_CPU_MICROS,
         },
+        {
+          name: `bytes per vehicle ≤ ${MAX_BYTES_PER_VEHICLE} (first page of ${LIMIT}, whole body)`,
+          measured: `${bytesPerVehicle.toFixed(1)} (${fmtInt(bodyBytes)} bytes ÷ ${data.results.length})`,
+          pass: bytesPerVehicle <= MAX_BYTES_PER_VEHICLE,
+        },
       ],
       info: [
+        { name: "a vehicle's entry in `results`, average bytes", measured: entryBytes.toFixed(1) },
         {
           name: `req/s service/bare, ${CONNECTIONS} conn.`,
           measured: `${ratio.toFixed(3)} (${fmtInt(s.rps)} / ${fmtInt(b.rps)} req/s)`,

@@ -20,42 +20,54 @@ export const providerDisplay = (provider: Provider): ProviderDisplay => ({
 export const OFFER_SOURCE = Symbol('offer source')
 export type PresentedOffer = CarOffer & { [OFFER_SOURCE]?: ProviderCarOffer }
 
-/** A provider's offer as the API shows it: with a fresh single-use token, and a price only when one was asked for. */
+/**
+ * A provider's offer as the API shows it: with a fresh single-use token, and a price only when one was asked for.
+ * A search presents a page at once and passes what is the same for every offer of it (`display`, `usableUntil`).
+ * Built by assignment in the answer's order: the literal with a symbol key and conditional spreads it replaces was
+ * 5 % of the car-search profile on its own.
+ */
 export function presentOffer(
   item: PooledOffer,
   provider: Provider,
   caller: Caller,
   tokens: OfferTokens,
-  options: { ttlSeconds: number; withPrice: boolean; nonce?: string },
+  options: {
+    ttlSeconds: number
+    withPrice: boolean
+    nonce?: string
+    display?: ProviderDisplay
+    usableUntil?: { ms: number; iso: string }
+  },
 ): PresentedOffer {
   const offer: ProviderCarOffer = item.offer
-  const usableUntil = new Date(caller.now.getTime() + options.ttlSeconds * 1000)
+  const untilMs = options.usableUntil?.ms ?? caller.now.getTime() + options.ttlSeconds * 1000
   const offerToken = tokens.issue('offer', caller.tenant.id, caller.environment, {
     n: options.nonce,
     p: item.providerId,
     r: offer.offerRef,
-    x: usableUntil.getTime(),
+    x: untilMs,
     a: offer.price.totalPrice.amount,
     c: offer.price.totalPrice.currency,
     k: options.withPrice,
   })
-  return {
-    [OFFER_SOURCE]: offer,
+  const presented: PresentedOffer = {
     vehicle: offer.vehicle,
     pickupLocation: offer.pickupLocation,
     dropoffLocation: offer.dropoffLocation,
     rentalPeriod: offer.rentalPeriod,
-    ...(options.withPrice ? { price: offer.price } : {}),
-    insurance: offer.insurance,
-    refillPolicy: offer.refillPolicy,
-    mileageAllowance: offer.mileageAllowance,
-    offerToken,
-    usableUntil: usableUntil.toISOString(),
-    distanceFromSearch: Math.round(offer.distanceMeters),
-    provider: providerDisplay(provider),
-    ...(offer.deepLinks ? { deepLinks: offer.deepLinks } : {}),
-    ...(offer.availableUpsells ? { availableUpsells: offer.availableUpsells } : {}),
-    ...(item.recommendation ? { recommendation: item.recommendation } : {}),
-    ...(offer.warnings?.length ? { warnings: offer.warnings } : {}),
-  }
+  } as PresentedOffer
+  if (options.withPrice) presented.price = offer.price
+  presented.insurance = offer.insurance
+  presented.refillPolicy = offer.refillPolicy
+  presented.mileageAllowance = offer.mileageAllowance
+  presented.offerToken = offerToken
+  presented.usableUntil = options.usableUntil?.iso ?? new Date(untilMs).toISOString()
+  presented.distanceFromSearch = Math.round(offer.distanceMeters)
+  presented.provider = options.display ?? providerDisplay(provider)
+  if (offer.deepLinks) presented.deepLinks = offer.deepLinks
+  if (offer.availableUpsells) presented.availableUpsells = offer.availableUpsells
+  if (item.recommendation) presented.recommendation = item.recommendation
+  if (offer.warnings?.length) presented.warnings = offer.warnings
+  presented[OFFER_SOURCE] = offer
+  return presented
 }

@@ -9,7 +9,7 @@ import {
 import type { Provider } from '../../connectors/types/common.ts'
 import type { CarOffer, CarSearchRequest } from '../../contract/cars.ts'
 import { ApiError } from '../../contract/errors.ts'
-import type { Warning } from '../../contract/shared.ts'
+import type { ProviderDisplay, Warning } from '../../contract/shared.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import { randomId } from '../../platform/random.ts'
 import type { SessionStore } from '../../platform/sessions/types.ts'
@@ -21,7 +21,7 @@ import { tokenContext, tokenError } from '../token-diagnosis.ts'
 import { checkRentalPeriod } from './dates.ts'
 import { resolveLocation } from './locations.ts'
 import type { OfferTokens } from './offer-tokens.ts'
-import { presentOffer } from './present.ts'
+import { presentOffer, providerDisplay } from './present.ts'
 import {
   type AxisRanges,
   axisRanges,
@@ -292,12 +292,28 @@ export function carSearch(deps: SearchDeps) {
     }
 
     const byId = new Map(all.map((p) => [p.entry.id, p]))
-    const offers: CarOffer[] = page.flatMap((item) => {
+    // What every offer of the page shares is made once: its providers' display and the tokens' validity.
+    const displays = new Map<string, ProviderDisplay>()
+    const untilMs = caller.now.getTime() + deps.offerTokenTtlSeconds * 1000
+    const usableUntil = { ms: untilMs, iso: new Date(untilMs).toISOString() }
+    const offers: CarOffer[] = []
+    for (const item of page) {
       const provider = byId.get(item.providerId)
-      return provider
-        ? [presentOffer(item, provider, caller, deps.offerTokens, { ttlSeconds: deps.offerTokenTtlSeconds, withPrice })]
-        : []
-    })
+      if (!provider) continue
+      let display = displays.get(item.providerId)
+      if (!display) {
+        display = providerDisplay(provider)
+        displays.set(item.providerId, display)
+      }
+      offers.push(
+        presentOffer(item, provider, caller, deps.offerTokens, {
+          ttlSeconds: deps.offerTokenTtlSeconds,
+          withPrice,
+          display,
+          usableUntil,
+        }),
+      )
+    }
     return {
       offers,
       searchedPeriod: s.searchedPeriod,

@@ -16,12 +16,15 @@ export interface VehicleClaim {
 }
 
 export function vehicleTokens(tokens: TokenCipher) {
+  // The vehicles of one page share their validity: its text is made once, not per vehicle.
+  let last = { ms: Number.NaN, iso: '' }
   return {
     issue(caller: Caller, providerId: string, vehicleId: string) {
-      const validUntil = new Date(caller.now.getTime() + VEHICLE_TOKEN_TTL_MS)
+      const x = caller.now.getTime() + VEHICLE_TOKEN_TTL_MS
+      if (last.ms !== x) last = { ms: x, iso: new Date(x).toISOString() }
       return {
-        vehicleToken: tokens.seal(context(caller), { p: providerId, v: vehicleId, x: validUntil.getTime() }),
-        tokenValidUntil: validUntil.toISOString(),
+        vehicleToken: tokens.seal(context(caller), { p: providerId, v: vehicleId, x }),
+        tokenValidUntil: last.iso,
       }
     },
     /** The claim of a well-formed token of this key, expired or not; undefined otherwise. */
