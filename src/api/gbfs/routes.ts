@@ -3,6 +3,7 @@ import type { TypedApp } from '../../app.ts'
 import { type GbfsDocument, type GbfsOut, gbfsJson } from '../../domain/micromobility/gbfs-out.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { GbfsDiscovery, GbfsFeedFile, GbfsFeedParams, GbfsManifest, GbfsParams, gbfsResponses } from './schemas.ts'
 
 export interface GbfsRouteDeps {
@@ -23,7 +24,7 @@ const HOST =
 export function gbfsBase(request: FastifyRequest, apiPrefix: string): string {
   const host = request.host
   if (!host || !HOST.test(host)) {
-    throw new ApiError('INVALID_REQUEST', undefined, { Host: 'must be a host name or address with an optional port' })
+    throw new ApiError('INVALID_REQUEST', undefined, { Host: detail('HOST_INVALID') })
   }
   const protocol = request.protocol === 'https' ? 'https' : 'http'
   return `${protocol}://${host.toLowerCase()}${apiPrefix}/gbfs`

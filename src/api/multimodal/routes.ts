@@ -7,6 +7,7 @@ import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
 import { ApiError } from '../../http/errors.ts'
 import { responses } from '../../http/schemas.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { explorerRoutes } from '../explorer/routes.ts'
 import { MultimodalRequest, MultimodalResult, TILE_CONTENT_TYPE, TileParams, tileResponses } from './schemas.ts'
 
@@ -67,7 +68,7 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
         const raw = request.params as unknown as Record<string, string>
         const bad = ['z', 'x', 'y'].filter((k) => !/^(0|[1-9][0-9]{0,9})$/.test(raw[k] ?? ''))
         if (bad.length > 0) {
-          const details = Object.fromEntries(bad.map((k) => [k, 'must be written as digits without leading zeros']))
+          const details = Object.fromEntries(bad.map((k) => [k, detail('DIGITS_WITHOUT_LEADING_ZEROS')]))
           throw new ApiError('INVALID_REQUEST', undefined, details)
         }
       },

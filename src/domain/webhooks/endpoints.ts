@@ -1,5 +1,6 @@
 import type { Delivery, Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret } from '../../api/webhooks/schemas.ts'
 import { ApiError } from '../../http/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../store/schema.ts'
 import type { EndpointChanges, Scope, WebhooksRepo } from '../../store/webhooks-repo.ts'
@@ -66,7 +67,7 @@ function eventTypes(events: string[] | null | undefined): EventType[] | null | u
   const unknown = events.filter((type) => !known.includes(type))
   if (unknown.length > 0) {
     throw new ApiError('INVALID_REQUEST', `Unknown event type: ${unknown.join(', ')}`, {
-      events: `unknown event types: ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`,
+      events: detail('UNKNOWN_EVENT_TYPES', { unknown, known: EVENT_TYPES }),
       reason: 'UNKNOWN_EVENT_TYPE',
       unknownEventTypes: unknown,
     })
