@@ -300,6 +300,7 @@ export async function createApp(deps: AppDeps) {
       },
     ],
     webhooks: openapiWebhooks,
+    schemas: components.all,
   })
 
   const callProvider = providerCaller(deps.resilience, deps.tracing)

@@ -1,9 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { localizeHistory } from '../platform/i18n/texts.ts'
 
-/** The success envelope (spec 2.1). */
+/**
+ * The success envelope (spec 2.1). A booking's statusHistory keeps the platform's own reasons in English; they are
+ * answered in the caller's language (issue 21).
+ */
 export const ok = <T>(request: FastifyRequest, data: T) => ({
   success: true as const,
-  data,
+  data: localizeHistory(data, request.language),
   meta: { requestId: request.id, timestamp: new Date().toISOString() },
 })
 

@@ -10,7 +10,7 @@ import { detail } from '../platform/i18n/texts.ts'
 export const IDEMPOTENCY_HEADER = 'idempotency-key'
 /** 1 to 255 printable ASCII characters (space to tilde). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/
-export const IDEMPOTENCY_KEY_RULE = 'must be 1 to 255 printable ASCII characters'
+export const IDEMPOTENCY_KEY_RULE = detail('IDEMPOTENCY_KEY_RULE')
 
 /** The client's key, undefined without the header; 400 INVALID_REQUEST naming the header for anything else. */
 export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {

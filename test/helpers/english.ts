@@ -2,7 +2,23 @@
  * Issue 21: every text for people follows the caller's language. A German or French answer holding an English
  * sentence fails: common English words are looked for after field names, codes, routes and quoted values are removed.
  */
-const ENGLISH = ['the', 'must', 'is', 'not', 'of', 'and', 'be', 'with', 'has', 'only', 'this', 'that', 'for', 'are']
+const ENGLISH = [
+  ...['the', 'must', 'is', 'not', 'of', 'and', 'be', 'with', 'has', 'only', 'this', 'that', 'for', 'are'],
+  ...['to', 'at', 'your', 'you', 'from', 'can', 'may', 'by', 'or', 'were', 'been', 'which', 'when'],
+  ...[
+    'already',
+    'expired',
+    'required',
+    'missing',
+    'allowed',
+    'unknown',
+    'cannot',
+    'does',
+    'used',
+    'found',
+    'no longer',
+  ],
+]
 const ENGLISH_WORDS = new RegExp(`(^|[^\\p{L}])(${ENGLISH.join('|')})(?=$|[^\\p{L}])`, 'iu')
 
 /** The text without what stays as it is in every language: codes, field names, routes, quoted values, params. */

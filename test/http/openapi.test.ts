@@ -22,6 +22,23 @@ describe('the API document', { skip: skipReason }, () => {
     assert.equal(validator.version, '3.1')
   })
 
+  it('marks the deprecated old names of renamed fields deprecated: true, in requests and answers (issue 21)', async () => {
+    const schemas = (await h.request({ url: '/mobility-api/v2/openapi.json' })).body.components.schemas
+    const aliases = [
+      ['TicketBookingRequest', 'customer'],
+      ['PublicTransportBooking', 'customer'],
+      ['PublicTransportBookingListItem', 'customer'],
+      ['SubscriptionRequest', 'holder'],
+      ['Subscription', 'holder'],
+    ]
+    for (const [shape, old] of aliases) {
+      const property = schemas[shape].properties[old]
+      assert.equal(property.deprecated, true, `${shape}.${old}`)
+      assert.match(property.description, /Deprecated: the old name of `traveller`/)
+      assert.equal(schemas[shape].properties.traveller.deprecated, undefined, `${shape}.traveller`)
+    }
+  })
+
   it('documents every public route with its errors, and the admin API', async () => {
     const body = deref((await h.request({ url: '/mobility-api/v2/openapi.json' })).body)
     const paths = Object.keys(body.paths)

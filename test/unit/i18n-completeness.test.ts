@@ -42,6 +42,14 @@ const SAMPLE = {
   earliest: '2026-11-01',
   latest: '2027-11-01',
   today: '2026-11-24',
+  name: 'traveller',
+  old: 'customer',
+  provider: 'sandbox-transit',
+  host: 'example.com',
+  address: '10.0.0.1',
+  addressClass: 'private',
+  error: 'ENOTFOUND',
+  types: 'RENTAL_TIMES',
 }
 
 describe('every text for people in the caller language', () => {
@@ -53,7 +61,7 @@ describe('every text for people in the caller language', () => {
   })
 
   it('the catalogs have the same keys in en, de and fr', () => {
-    for (const section of ['errors', 'reasons', 'recommendations', 'details'] as const) {
+    for (const section of ['errors', 'reasons', 'recommendations', 'details', 'history'] as const) {
       const en = Object.keys((CATALOGS.en as any)[section]).sort()
       for (const language of ['de', 'fr']) {
         assert.deepEqual(Object.keys((CATALOGS[language] as any)[section]).sort(), en, `${language} ${section}`)
@@ -72,10 +80,12 @@ describe('every text for people in the caller language', () => {
           assert.equal(englishIn(withReason), undefined, `${language} ${code}/${reason}: ${withReason}`)
         }
       }
-      for (const key of textKeys('details')) {
-        const text = renderText(language, key, SAMPLE)
-        assert.equal(englishIn(text), undefined, `${language} ${key}: ${text}`)
-        assert.doesNotMatch(text, /\{\w+\}/, `${language} ${key} has every parameter filled in`)
+      for (const section of ['details', 'history'] as const) {
+        for (const key of textKeys(section)) {
+          const text = renderText(language, key, SAMPLE, section)
+          assert.equal(englishIn(text), undefined, `${language} ${key}: ${text}`)
+          assert.doesNotMatch(text, /\{\w+\}/, `${language} ${key} has every parameter filled in`)
+        }
       }
     }
   })

@@ -1213,6 +1213,7 @@ export interface components {
             dataRetention: "STANDARD" | "NONE";
             driver: components["schemas"]["Driver"];
             dropoffLocation: components["schemas"]["LocationDetails"];
+            /** @description Cancelled bookings: the cancellation fee applied (as `cancellation.fee`) */
             fee?: components["schemas"]["Price"];
             /** @enum {string} */
             insurance: "BASIC" | "STANDARD" | "COMPREHENSIVE" | "FULL_COVERAGE" | "PREMIUM";
@@ -1226,6 +1227,7 @@ export interface components {
             providerReference: string;
             /** @enum {string} */
             refillPolicy: "FULL_TO_FULL" | "SAME_AS_PICKUP" | "FUEL_INCLUDED";
+            /** @description Cancelled bookings: the amount refunded (as `cancellation.refund`) */
             refund?: components["schemas"]["Price"];
             rentalPeriod: components["schemas"]["DateRange"];
             /** @enum {string} */
@@ -1264,6 +1266,7 @@ export interface components {
             dataRetention: "STANDARD" | "NONE";
             driver: components["schemas"]["Driver"];
             dropoffLocation: components["schemas"]["LocationDetails"];
+            /** @description Cancelled bookings: the cancellation fee applied (as `cancellation.fee`) */
             fee?: components["schemas"]["Price"];
             /** @enum {string} */
             insurance: "BASIC" | "STANDARD" | "COMPREHENSIVE" | "FULL_COVERAGE" | "PREMIUM";
@@ -1277,6 +1280,7 @@ export interface components {
             providerReference: string;
             /** @enum {string} */
             refillPolicy: "FULL_TO_FULL" | "SAME_AS_PICKUP" | "FUEL_INCLUDED";
+            /** @description Cancelled bookings: the amount refunded (as `cancellation.refund`) */
             refund?: components["schemas"]["Price"];
             rentalPeriod: components["schemas"]["DateRange"];
             /** @enum {string} */
@@ -2404,6 +2408,10 @@ export interface components {
             };
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the old name of `traveller` (same content). Requests may send either name, not both; answers carry both until the old name is removed. Use `traveller`.
+             */
             customer: components["schemas"]["Person"];
             offers: components["schemas"]["BookedTicketOffer"][];
             provider: components["schemas"]["ProviderRef"];
@@ -2436,6 +2444,10 @@ export interface components {
             };
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the old name of `traveller` (same content). Requests may send either name, not both; answers carry both until the old name is removed. Use `traveller`.
+             */
             customer: components["schemas"]["Person"];
             offers: components["schemas"]["BookedTicketOffer"][];
             provider: components["schemas"]["ProviderRef"];
@@ -2557,6 +2569,10 @@ export interface components {
             createdAt: string;
             /** Format: date */
             endDate?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the old name of `traveller` (same content). Requests may send either name, not both; answers carry both until the old name is removed. Use `traveller`.
+             */
             holder: components["schemas"]["SubscriptionTraveller"];
             /** Format: date */
             nextBillingDate?: string;
@@ -2594,6 +2610,10 @@ export interface components {
          * @description Exactly one of `traveller` and its deprecated old name `holder` (400 INVALID_REQUEST otherwise).
          */
         SubscriptionRequest: {
+            /**
+             * @deprecated
+             * @description Deprecated: the old name of `traveller` (same content). Requests may send either name, not both; answers carry both until the old name is removed. Use `traveller`.
+             */
             holder?: components["schemas"]["SubscriptionTraveller"];
             pin?: string;
             productId: string;
@@ -2708,6 +2728,10 @@ export interface components {
          * @description Exactly one of `traveller` and its deprecated old name `customer` (400 INVALID_REQUEST otherwise).
          */
         TicketBookingRequest: {
+            /**
+             * @deprecated
+             * @description Deprecated: the old name of `traveller` (same content). Requests may send either name, not both; answers carry both until the old name is removed. Use `traveller`.
+             */
             customer?: components["schemas"]["Person"];
             prebookedOfferToken: string;
             traveller?: components["schemas"]["Person"];

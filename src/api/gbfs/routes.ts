@@ -11,6 +11,7 @@ import {
 import { type GbfsDocument, type GbfsOut, gbfsJson } from '../../domain/micromobility/gbfs-out.ts'
 import { callerOf } from '../../http/caller.ts'
 import type { TypedApp } from '../../http/typed-app.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 
 export interface GbfsRouteDeps {
   gbfs: GbfsOut
@@ -30,7 +31,7 @@ const HOST =
 export function gbfsBase(request: FastifyRequest, apiPrefix: string): string {
   const host = request.host
   if (!host || !HOST.test(host)) {
-    throw new ApiError('INVALID_REQUEST', undefined, { Host: 'must be a host name or address with an optional port' })
+    throw new ApiError('INVALID_REQUEST', undefined, { Host: detail('HOST_INVALID') })
   }
   const protocol = request.protocol === 'https' ? 'https' : 'http'
   return `${protocol}://${host.toLowerCase()}${apiPrefix}/gbfs`

@@ -14,6 +14,7 @@ import type { CallProvider } from '../../domain/providers/calls.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
 import type { TypedApp } from '../../http/typed-app.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import { explorerRoutes } from '../explorer/routes.ts'
 
 export interface MultimodalRouteDeps {
@@ -73,7 +74,7 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
         const raw = request.params as unknown as Record<string, string>
         const bad = ['z', 'x', 'y'].filter((k) => !/^(0|[1-9][0-9]{0,9})$/.test(raw[k] ?? ''))
         if (bad.length > 0) {
-          const details = Object.fromEntries(bad.map((k) => [k, 'must be written as digits without leading zeros']))
+          const details = Object.fromEntries(bad.map((k) => [k, detail('DIGITS_WITHOUT_LEADING_ZEROS')]))
           throw new ApiError('INVALID_REQUEST', undefined, details)
         }
       },

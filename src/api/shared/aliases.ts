@@ -1,4 +1,5 @@
 import { ApiError } from '../../contract/errors.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 
 /**
  * The value a request sent under `name` or under its deprecated old name `old` (issue 21): exactly one of the two,
@@ -10,14 +11,14 @@ export function renamed<T>(body: object, name: string, old: string): T {
   const previous = fields[old]
   if (current !== undefined && previous !== undefined) {
     throw new ApiError('INVALID_REQUEST', undefined, {
-      [name]: `send ${name} or its deprecated old name ${old}, not both`,
-      [old]: `is the deprecated old name of ${name}: send only ${name}`,
+      [name]: detail('ALIAS_BOTH', { name, old }),
+      [old]: detail('ALIAS_IS_OLD_NAME', { name }),
     })
   }
   const value = current ?? previous
   if (value === undefined)
     throw new ApiError('INVALID_REQUEST', undefined, {
-      [name]: `is required (its deprecated old name ${old} is accepted too)`,
+      [name]: detail('ALIAS_REQUIRED', { old }),
     })
   return value as T
 }

@@ -174,3 +174,18 @@ export function simulation(providerId: string, options: SimulationOptions) {
     }
   }
 }
+
+/** A text in the languages the sandbox speaks; English is always there. */
+export interface Localized {
+  en: string
+  de?: string
+  fr?: string
+}
+
+/** The language of `ctx.language` ("de-DE", "fr", "en-GB;q=0.8"...) the sandbox has, else English. */
+export function pick(text: Localized, language: string): string {
+  const primary = language.trim().slice(0, 2).toLowerCase()
+  if (primary === 'de' && text.de) return text.de
+  if (primary === 'fr' && text.fr) return text.fr
+  return text.en
+}

@@ -672,9 +672,7 @@ export function carBookings(deps: BookingDeps) {
           throw new ApiError(
             'INVALID_REQUEST',
             undefined,
-            Object.fromEntries(
-              refused.map((k) => [k, 'cannot be changed under data retention NONE; only rentalPeriod can']),
-            ),
+            Object.fromEntries(refused.map((k) => [k, detail('NOT_CHANGEABLE_RETENTION_NONE')])),
           )
         }
       }

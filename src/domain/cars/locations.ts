@@ -40,7 +40,7 @@ export async function resolveLocation(
   // Spec 2.2: walkingTimeMinutes is the alternative to radiusMeters. Both at once used to let one win silently
   // (issue 21); now the caller is told to choose.
   if (location.type !== 'place' && location.radiusMeters !== undefined && location.walkingTimeMinutes !== undefined) {
-    const message = 'send radiusMeters or walkingTimeMinutes, not both'
+    const message = detail('SEND_ONE_NOT_BOTH', { first: 'radiusMeters', second: 'walkingTimeMinutes' })
     throw new ApiError('INVALID_REQUEST', undefined, {
       [`${field}.radiusMeters`]: message,
       [`${field}.walkingTimeMinutes`]: message,

@@ -1,5 +1,6 @@
 import { ApiError } from '../../contract/errors.ts'
 import type { Trip, TripStatus } from '../../contract/micromobility.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { TripRow } from '../../store/schema.ts'
 import type { TripsRepo } from '../../store/trips-repo.ts'
@@ -48,10 +49,10 @@ export async function listTrips(deps: TripListDeps, query: TripListQuery, caller
   if (query.cursor) {
     const claim = deps.tokens.open<Claim>(context, query.cursor)
     if (!claim || typeof claim.a !== 'string' || typeof claim.i !== 'string' || typeof claim.t !== 'number')
-      throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'is not a cursor of this key' })
+      throw new ApiError('INVALID_CURSOR', undefined, { cursor: detail('NOT_A_CURSOR_OF_THIS_KEY') })
     if (claim.h === h) {
       if (caller.now.getTime() - claim.t > CURSOR_SESSION_MS)
-        throw new ApiError('INVALID_CURSOR', undefined, { cursor: 'has expired', reason: 'CURSOR_EXPIRED' })
+        throw new ApiError('INVALID_CURSOR', undefined, { cursor: detail('HAS_EXPIRED'), reason: 'CURSOR_EXPIRED' })
       after = { at: claim.a, id: claim.i }
     }
   }

@@ -2,6 +2,7 @@ import type { Provider } from '../../connectors/types/common.ts'
 import type { TransitAlert as ProviderAlert } from '../../connectors/types/public-transport.ts'
 import { ApiError } from '../../contract/errors.ts'
 import type { AlertQuery, ListedTransitAlert } from '../../contract/transit-alerts.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'
@@ -44,11 +45,13 @@ export function publicTransportAlerts(deps: {
     const scoped = q.stopId === undefined ? undefined : splitStopId(q.stopId)
     if (q.stopId !== undefined && !scoped) {
       throw new ApiError('INVALID_REQUEST', undefined, {
-        stopId: 'must be a stop id as stops answer it: <providerId>:<stop>',
+        stopId: detail('STOP_ID_FORMAT'),
       })
     }
     if (scoped && q.provider !== undefined && q.provider !== scoped.providerId) {
-      throw new ApiError('INVALID_REQUEST', undefined, { stopId: `is not a stop of provider ${q.provider}` })
+      throw new ApiError('INVALID_REQUEST', undefined, {
+        stopId: detail('NOT_A_STOP_OF_PROVIDER', { provider: q.provider }),
+      })
     }
     const only = scoped?.providerId ?? q.provider
     const providers = only

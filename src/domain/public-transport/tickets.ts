@@ -305,8 +305,8 @@ export function publicTransportTickets(deps: TicketDeps) {
         // Either field will do, so the answer names both (issue 21).
         const message =
           input.offerToken === undefined
-            ? 'one of offerTokens or offerToken is required'
-            : 'send offerTokens or offerToken, not both'
+            ? detail('ONE_OF_REQUIRED', { first: 'offerTokens', second: 'offerToken' })
+            : detail('SEND_ONE_NOT_BOTH', { first: 'offerTokens', second: 'offerToken' })
         throw new ApiError('INVALID_REQUEST', undefined, { offerTokens: message, offerToken: message })
       }
       const tokens = input.offerTokens ?? [input.offerToken as string]

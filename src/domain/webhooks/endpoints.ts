@@ -1,13 +1,7 @@
 import { ApiError } from '../../contract/errors.ts'
-import {
-  type Delivery,
-  EVENT_TYPES,
-  type EventType,
-  type Webhook,
-  type WebhookCreate,
-  type WebhookUpdate,
-  type WebhookWithSecret,
-} from '../../contract/webhooks.ts'
+import type { Delivery, Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret } from '../../contract/webhooks.ts'
+import { EVENT_TYPES, type EventType } from '../../contract/webhooks.ts'
+import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../store/schema.ts'
 import type { EndpointChanges, Scope, WebhooksRepo } from '../../store/webhooks-repo.ts'
@@ -73,7 +67,7 @@ function eventTypes(events: string[] | null | undefined): EventType[] | null | u
   const unknown = events.filter((type) => !known.includes(type))
   if (unknown.length > 0) {
     throw new ApiError('INVALID_REQUEST', `Unknown event type: ${unknown.join(', ')}`, {
-      events: `unknown event types: ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`,
+      events: detail('UNKNOWN_EVENT_TYPES', { unknown, known: EVENT_TYPES }),
       reason: 'UNKNOWN_EVENT_TYPE',
       unknownEventTypes: unknown,
     })

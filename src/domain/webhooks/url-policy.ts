@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
+import { detail, type Text } from '../../platform/i18n/texts.ts'
 import { type AddressClass, classifyAddress } from './addresses.ts'
 
 /** Resolves a host name to its addresses (injected in tests to play DNS rebinding). */
@@ -25,7 +26,8 @@ export interface Refusal {
     | 'URL_NOT_HTTPS'
     | 'URL_ADDRESS_NOT_ALLOWED'
     | 'URL_NOT_RESOLVED'
-  message: string
+  /** Rendered in the caller's language in an error's details; English where it is written to a delivery record. */
+  message: Text
   address?: string
   addressClass?: AddressClass
 }
@@ -36,26 +38,26 @@ export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1')
 /** What can be said from the text alone: a http(s) URL, bounded, without user or password. */
 export function checkUrlText(raw: string): { url: URL } | { refusal: Refusal } {
   if (raw.length > MAX_URL_LENGTH) {
-    return { refusal: { reason: 'URL_TOO_LONG', message: `must be at most ${MAX_URL_LENGTH} characters` } }
+    return { refusal: { reason: 'URL_TOO_LONG', message: detail('URL_AT_MOST', { max: MAX_URL_LENGTH }) } }
   }
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    return { refusal: { reason: 'URL_INVALID', message: 'must be an absolute http(s) URL' } }
+    return { refusal: { reason: 'URL_INVALID', message: detail('URL_ABSOLUTE') } }
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { refusal: { reason: 'URL_INVALID', message: 'must be an absolute http(s) URL' } }
+    return { refusal: { reason: 'URL_INVALID', message: detail('URL_ABSOLUTE') } }
   }
   if (url.username || url.password) {
     return {
       refusal: {
         reason: 'URL_HAS_CREDENTIALS',
-        message: 'must not carry a user name or password; the signature authenticates each request',
+        message: detail('URL_NO_CREDENTIALS'),
       },
     }
   }
-  if (url.hash) return { refusal: { reason: 'URL_INVALID', message: 'must not have a fragment (#...)' } }
+  if (url.hash) return { refusal: { reason: 'URL_INVALID', message: detail('URL_NO_FRAGMENT') } }
   return { url }
 }
 
@@ -67,14 +69,14 @@ export function judgeAddress(url: URL, address: string, rules: UrlRules): Refusa
   if (!isPublic && !rules.allowPrivate) {
     return {
       reason: 'URL_ADDRESS_NOT_ALLOWED',
-      message: `${hostOf(url)} leads to ${address} (${addressClass}); live endpoints must reach public addresses`,
+      message: detail('URL_LEADS_TO', { host: hostOf(url), address, addressClass }),
       address,
       addressClass,
     }
   }
   // WEBHOOKS_ALLOW_PRIVATE admits plain http on the private network only; on the internet it stays https.
   if (url.protocol !== 'https:' && isPublic) {
-    return { reason: 'URL_NOT_HTTPS', message: 'live endpoints must use https:', address, addressClass }
+    return { reason: 'URL_NOT_HTTPS', message: detail('URL_HTTPS_ONLY'), address, addressClass }
   }
   return undefined
 }
@@ -113,14 +115,14 @@ export async function resolveTarget(
   const host = hostOf(url)
   const literal = isIP(host)
   if (rules.environment === 'live' && !rules.allowPrivate && url.protocol !== 'https:') {
-    return { ok: false, refusal: { reason: 'URL_NOT_HTTPS', message: 'live endpoints must use https:' } }
+    return { ok: false, refusal: { reason: 'URL_NOT_HTTPS', message: detail('URL_HTTPS_ONLY') } }
   }
   if (!literal && isLocalhostName(host) && rules.environment === 'live' && !rules.allowPrivate) {
     return {
       ok: false,
       refusal: {
         reason: 'URL_ADDRESS_NOT_ALLOWED',
-        message: `${host} is the local machine; live endpoints must reach public addresses`,
+        message: detail('URL_LOCAL_MACHINE', { host }),
         addressClass: 'loopback',
       },
     }
@@ -129,7 +131,7 @@ export async function resolveTarget(
   try {
     addresses = literal ? [{ address: host, family: literal }] : await resolveAll(host, resolve)
   } catch (error) {
-    const message = `${host} does not resolve: ${(error as Error).message}`
+    const message = detail('URL_NOT_RESOLVED', { host, error: (error as Error).message })
     if (registering && (rules.environment === 'test' || url.protocol === 'https:')) {
       return { ok: true, address: '', family: 4 }
     }

@@ -137,6 +137,41 @@ export function schemaComponents(onAdd: (schema: Schema) => void = () => {}): Sc
 }
 
 /**
+ * @fastify/swagger drops every keyword beside a `$ref` (a rule of OpenAPI 3.0; 3.1 allows them), and with them the
+ * `deprecated: true` and the description of a property that refers to a named shape, such as a renamed field's old
+ * name (issue 21). Puts them back: walks each registered schema and its component in the document side by side and
+ * copies the annotations of every `$ref` that has some onto the document's `$ref`.
+ */
+export function restoreRefAnnotations(
+  documentSchemas: Record<string, unknown> | undefined,
+  registered: ReadonlyMap<string, Schema>,
+): void {
+  if (!documentSchemas) return
+  const each = (source: unknown, target: unknown) => {
+    if (!Array.isArray(source) || !Array.isArray(target)) return walk(source, target)
+    for (const [i, s] of source.entries()) walk(s, target[i])
+  }
+  function walk(source: unknown, target: unknown): void {
+    if (!isSchema(source) || !isSchema(target)) return
+    if (typeof source.$ref === 'string') {
+      if (typeof target.$ref !== 'string') return
+      for (const [key, value] of Object.entries(source)) {
+        if (ANNOTATIONS.has(key) && target[key] === undefined) target[key] = value
+      }
+      return
+    }
+    for (const [key, value] of Object.entries(source)) {
+      const other = target[key]
+      if (ONE.has(key) || LIST.has(key)) each(value, other)
+      else if (MAP.has(key) && isSchema(value) && isSchema(other)) {
+        for (const [name, sub] of Object.entries(value)) walk(sub, other[name])
+      }
+    }
+  }
+  for (const [name, schema] of registered) walk(schema, documentSchemas[name])
+}
+
+/**
  * A route's `response` map with its schemas referred (`refer`): each status's schema, or each media type's schema of a
  * status given as `{ description, content }` (the tiles).
  */

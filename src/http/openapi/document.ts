@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { addIdempotency } from '../openapi-idempotency.ts'
 import { documentTextRule } from '../text-rule.ts'
+import { restoreRefAnnotations, type Schema } from './components.ts'
 import { attachExamples, type ExampleSource } from './examples.ts'
 import { finalizeDocument, ROUTE_ERRORS } from './finalize.ts'
 import { routeErrors } from './route-errors.ts'
@@ -18,6 +19,8 @@ export interface ApiDocumentOptions {
   tags?: { name: string; description: string }[]
   /** The document's `webhooks`: what the service sends to the tenant's endpoints. */
   webhooks?: Record<string, unknown>
+  /** The registered named shapes (components.ts), whose annotations beside `$ref` the document keeps. */
+  schemas?: () => ReadonlyMap<string, Schema>
 }
 
 /** The document as one request gets it (its server and the day's examples), memoized for a few days and hosts. */
@@ -94,7 +97,12 @@ export async function registerApiDocument(app: FastifyInstance, options: ApiDocu
       return { schema: { ...ruled, [ROUTE_ERRORS]: errors }, url }
     },
     transformObject: (built) => {
-      const doc = finalizeDocument((built as { openapiObject: Record<string, unknown> }).openapiObject)
+      const { openapiObject } = built as { openapiObject: Record<string, unknown> }
+      if (options.schemas) {
+        const components = openapiObject.components as { schemas?: Record<string, unknown> } | undefined
+        restoreRefAnnotations(components?.schemas, options.schemas())
+      }
+      const doc = finalizeDocument(openapiObject)
       addIdempotency(doc, options.apiPrefix)
       return doc as never
     },

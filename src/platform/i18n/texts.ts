@@ -11,7 +11,7 @@ import fr from './fr.json' with { type: 'json' }
  */
 export type TextParams = Record<string, string | number | boolean | Text | readonly (string | number)[] | undefined>
 
-type Section = 'details' | 'sandbox'
+type Section = 'details' | 'sandbox' | 'history'
 type Texts = Record<Section, Record<string, string>>
 const CATALOGS: Record<string, Texts> = { en, de, fr } as unknown as Record<string, Texts>
 
@@ -73,3 +73,39 @@ export function localizeDetails<T>(value: T, language: string, depth = 0): T {
 
 /** The keys every catalog must have, per section (for tests). */
 export const textKeys = (section: Section, language = 'en'): string[] => Object.keys(CATALOGS[language][section])
+
+/** The reasons the platform itself writes into a booking's statusHistory (stored in English), by catalog key. */
+const HISTORY: Record<string, string> = {
+  created: 'CREATED',
+  'updated by the provider': 'PROVIDER_UPDATE',
+  'cancelled by the client': 'CLIENT_CANCELLED',
+}
+
+/** A statusHistory reason in `language`: the platform's own in the catalog's words, a client's as it was sent. */
+export function historyReason(reason: string, language: string): string {
+  const key = HISTORY[reason]
+  if (key) return renderText(language, key, {}, 'history')
+  if (reason.startsWith('changed: ')) return renderText(language, 'CHANGED', { types: reason.slice(9) }, 'history')
+  return reason
+}
+
+type WithHistory = { statusHistory?: unknown; bookings?: unknown }
+const localizedEntries = (history: unknown[], language: string) =>
+  history.map((entry) => {
+    const reason = (entry as { reason?: unknown })?.reason
+    return typeof reason === 'string' ? { ...(entry as object), reason: historyReason(reason, language) } : entry
+  })
+
+/**
+ * An answer whose bookings carry a statusHistory (one booking, or a list under `bookings`), with the platform's own
+ * reasons in `language`; anything else, and every answer in English, as it is.
+ */
+export function localizeHistory<T>(data: T, language: string | undefined): T {
+  if (!language || language.startsWith('en') || typeof data !== 'object' || data === null) return data
+  const d = data as WithHistory
+  if (Array.isArray(d.statusHistory)) return { ...data, statusHistory: localizedEntries(d.statusHistory, language) }
+  if (Array.isArray(d.bookings) && d.bookings.some((b) => Array.isArray((b as WithHistory)?.statusHistory))) {
+    return { ...data, bookings: d.bookings.map((b) => localizeHistory(b, language)) }
+  }
+  return data
+}

@@ -91,6 +91,7 @@ export function managing(rt: CarRuntime) {
           record.offer = { ...record.offer, a: start.toISOString(), b: end.toISOString() }
           const next = resolve(profile, record.offer)
           const quote = quoteFor(profile, record.offer, next, {
+            language: ctx.language,
             ratePercent: record.ratePercent,
             upsells: record.upsells,
             changeFees: record.changeFees,

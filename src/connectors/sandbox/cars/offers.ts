@@ -70,7 +70,13 @@ export function location(station: SandboxStation, language: string): LocationDet
 }
 
 /** The priced BOOKABLE upsells chosen, in the order given; INVALID_REQUEST for unknown or unselectable ones. */
-export function selectedExtras(profile: CarProfile, pickup: SandboxStation, codes: string[], days: number): Price[] {
+export function selectedExtras(
+  profile: CarProfile,
+  pickup: SandboxStation,
+  codes: string[],
+  days: number,
+  language: string,
+): Price[] {
   const defs = upsellsAt(profile.upsells, pickup)
   return codes.map((code) => {
     const def = defs.find((d) => d.referenceCode === code)
@@ -80,7 +86,7 @@ export function selectedExtras(profile: CarProfile, pickup: SandboxStation, code
         upsells: detail('UPSELL_NOT_SELECTABLE', { code, availability: def.availability }),
       })
     }
-    return upsellPrice(def, days) ?? { amount: 0, currency: 'EUR', description: def.name }
+    return upsellPrice(def, days, language) ?? { amount: 0, currency: 'EUR', description: pick(def.name, language) }
   })
 }
 
@@ -88,6 +94,8 @@ export interface PriceOptions {
   ratePercent: number
   upsells?: string[]
   changeFees?: number[]
+  /** The caller's language (the price's descriptions). */
+  language: string
 }
 
 export function quoteFor(profile: CarProfile, params: OfferParams, r: Resolved, options: PriceOptions): Quote {
@@ -101,12 +109,17 @@ export function quoteFor(profile: CarProfile, params: OfferParams, r: Resolved, 
     driverAge: params.g,
     ratePercent: options.ratePercent,
     hourly: profile.hourly,
+    language: options.language,
   }
   const days = quote(base).days
   return quote({
     ...base,
-    extras: selectedExtras(profile, r.pickup, options.upsells ?? [], days),
-    extraFees: (options.changeFees ?? []).map((amount) => ({ amount, currency: 'EUR', description: 'Change fee' })),
+    extras: selectedExtras(profile, r.pickup, options.upsells ?? [], days, options.language),
+    extraFees: (options.changeFees ?? []).map((amount) => ({
+      amount,
+      currency: 'EUR',
+      description: textsFor(options.language).changeFeeLine,
+    })),
   })
 }
 
@@ -178,14 +191,14 @@ export function buildOffer(
     deepLinks: scope.profile.appAccess
       ? { android: `${scope.websiteUrl}/app/${linkPath}`, ios: `${scope.websiteUrl}/app/${linkPath}`, web }
       : { web },
-    availableUpsells: summariesAt(scope.profile.upsells, r.pickup),
+    availableUpsells: summariesAt(scope.profile.upsells, r.pickup, scope.language),
     warnings: offerWarnings(params, r, q, free, scope.language),
   }
   return { offer, quote: q }
 }
 
 export function policyInput(
-  scope: Pick<OfferScope, 'profile' | 'websiteUrl' | 'contact'>,
+  scope: Pick<OfferScope, 'profile' | 'websiteUrl' | 'contact' | 'language'>,
   r: Resolved,
   total: number,
   lateFee: number,
@@ -200,6 +213,7 @@ export function policyInput(
     total,
     lateFee,
     now,
+    language: scope.language,
   }
 }
 
@@ -218,7 +232,7 @@ export function buildTerms(
   return {
     cancellationPolicy: cancellationPolicy(p),
     changePolicies: changePolicies(p),
-    pickupRequirements: pickupRequirements(scope.profile.kind, r.model.vehicle.category),
-    upsells: upsellsAt(scope.profile.upsells, r.pickup).map((d) => priced(d, days)),
+    pickupRequirements: pickupRequirements(scope.profile.kind, r.model.vehicle.category, scope.language),
+    upsells: upsellsAt(scope.profile.upsells, r.pickup).map((d) => priced(d, days, scope.language)),
   }
 }

@@ -5,8 +5,9 @@ import type {
   ChangeTypePolicy,
   PickupRequirement,
 } from '../../../contract/cars.ts'
-import { eur, money } from './pricing.ts'
+import { eur } from './pricing.ts'
 import type { SandboxStation } from './stations.ts'
+import { textsFor } from './texts.ts'
 
 export type ProfileKind = 'rent' | 'share'
 const HOUR = 3_600_000
@@ -41,6 +42,8 @@ export interface PolicyInput {
   /** Fee for a late cancellation (before pickup): rent one day's rate, share one hour's. */
   lateFee: number
   now: Date
+  /** The caller's language: the policies' texts are in it. */
+  language: string
 }
 
 const freeUntil = (p: Pick<PolicyInput, 'kind' | 'start'>) =>
@@ -49,11 +52,12 @@ const freeUntil = (p: Pick<PolicyInput, 'kind' | 'start'>) =>
 /** What cancelling at `at` costs: free until the deadline, then the late fee, after pickup the whole price. */
 export function cancellationTermsAt(p: PolicyInput, at: Date) {
   const late = Math.min(p.total, p.lateFee)
-  if (at < freeUntil(p)) return { fee: eur(0), refund: eur(p.total), description: 'Free cancellation' }
+  const texts = textsFor(p.language)
+  if (at < freeUntil(p)) return { fee: eur(0), refund: eur(p.total), description: texts.freeCancellation }
   if (at < p.start) {
-    return { fee: eur(late), refund: eur(p.total - late), description: `Late cancellation fee ${money(late)}` }
+    return { fee: eur(late), refund: eur(p.total - late), description: texts.lateCancellation(late) }
   }
-  return { fee: eur(p.total), refund: eur(0), description: 'No-show: the whole price is charged' }
+  return { fee: eur(p.total), refund: eur(0), description: texts.noShowTerms }
 }
 
 function manualContact(
@@ -69,16 +73,13 @@ export function cancellationPolicy(p: PolicyInput): CancellationPolicy {
   const hours = p.kind === 'rent' ? 48 : 1
   const free = freeUntil(p)
   const late = Math.min(p.total, p.lateFee)
-  const lateText = p.kind === 'rent' ? "one day's rate" : "one hour's rate"
+  const texts = textsFor(p.language)
+  const lateText = texts.lateRate(p.kind === 'rent')
   return {
     availability: p.station.manualContact ? 'REQUIRES_MANUAL_CONTACT' : 'AVAILABLE_VIA_API',
     ...(p.station.manualContact
       ? {
-          manualContact: manualContact(
-            p,
-            ['PHONE', 'EMAIL', 'PROVIDER_WEBSITE'],
-            `This station is run by a franchise partner: cancel by phone or e-mail quoting the booking reference.`,
-          ),
+          manualContact: manualContact(p, ['PHONE', 'EMAIL', 'PROVIDER_WEBSITE'], texts.franchiseCancel),
         }
       : {}),
     deadlines: [
@@ -86,20 +87,16 @@ export function cancellationPolicy(p: PolicyInput): CancellationPolicy {
       { deadline: p.start.toISOString(), terms: cancellationTermsAt(p, new Date(p.start.getTime() - 1)) },
     ],
     currentTerms: cancellationTermsAt(p, p.now),
-    conditions: [
-      `Free cancellation until ${hours} hour${hours === 1 ? '' : 's'} before pickup.`,
-      `Later cancellations cost ${lateText} (${money(late)}).`,
-      'Without cancellation, a booking not picked up is charged in full.',
-    ],
+    conditions: [texts.freeUntil(hours), texts.laterCost(lateText, late), texts.notPickedUp],
     sections: [
       {
-        title: 'Cancellation',
-        text: `You can cancel **free of charge until ${hours} h before pickup**. After that, ${lateText} is charged; the rest is refunded.`,
+        title: texts.cancellationTitle,
+        text: texts.cancellationText(hours, lateText),
         order: 0,
       },
       {
-        title: 'No-show',
-        text: 'If the car is not picked up and the booking was not cancelled, the **whole price** is charged.',
+        title: texts.noShowTitle,
+        text: texts.noShowText,
         order: 1,
       },
     ],
@@ -119,6 +116,7 @@ export function changeFeeAt(p: Pick<PolicyInput, 'kind' | 'start'>, at: Date): n
 
 export function changePolicies(p: PolicyInput): ChangeTypePolicy[] {
   const manual = !!p.station.manualContact
+  const texts = textsFor(p.language)
   const notAvailable = (changeType: ChangeType, condition: string): ChangeTypePolicy => ({
     changeType,
     availability: 'NOT_AVAILABLE',
@@ -133,25 +131,22 @@ export function changePolicies(p: PolicyInput): ChangeTypePolicy[] {
   const free = freeUntil(p)
   const feeAt = (at: Date) => changeFeeAt(p, at)
   const rentalTimes: ChangeTypePolicy = manual
-    ? viaContact('RENTAL_TIMES', ['PHONE', 'EMAIL'], 'The franchise partner changes rental times by phone or e-mail.')
+    ? viaContact('RENTAL_TIMES', ['PHONE', 'EMAIL'], texts.franchiseTimes)
     : {
         changeType: 'RENTAL_TIMES',
         availability: 'AVAILABLE_VIA_API',
         deadlines: [
-          { deadline: free.toISOString(), terms: { fee: eur(0), description: 'Free change' } },
+          { deadline: free.toISOString(), terms: { fee: eur(0), description: texts.freeChange } },
           {
             deadline: p.start.toISOString(),
             terms: {
               fee: eur(feeAt(p.start)),
-              description: feeAt(p.start) ? `Change fee ${money(CHANGE_FEE)}` : 'Free change',
+              description: feeAt(p.start) ? texts.changeFee(CHANGE_FEE) : texts.freeChange,
             },
           },
         ],
-        currentTerms: { fee: eur(feeAt(p.now)), description: feeAt(p.now) ? 'Change fee applies' : 'Free change' },
-        conditions: [
-          'The price is recalculated at the rates of the booking for the new period.',
-          'Rental times can be changed until pickup, subject to availability.',
-        ],
+        currentTerms: { fee: eur(feeAt(p.now)), description: feeAt(p.now) ? texts.changeFeeApplies : texts.freeChange },
+        conditions: [texts.recalculated, texts.untilPickup],
       }
   if (p.kind === 'share') {
     return [
@@ -159,48 +154,37 @@ export function changePolicies(p: PolicyInput): ChangeTypePolicy[] {
       {
         changeType: 'DRIVER_INFO',
         availability: 'AVAILABLE_VIA_API',
-        conditions: ['The driver must hold a verified Sandbox Share account.'],
+        conditions: [texts.shareAccount],
       },
-      notAvailable('PICKUP_LOCATION', 'Cancel and book a car at the other spot.'),
-      notAvailable('DROPOFF_LOCATION', 'Cars are returned to the spot they were picked up from.'),
-      notAvailable('VEHICLE_CATEGORY', 'Each booking is for the exact car parked at the spot.'),
+      notAvailable('PICKUP_LOCATION', texts.shareOtherSpot),
+      notAvailable('DROPOFF_LOCATION', texts.shareReturn),
+      notAvailable('VEHICLE_CATEGORY', texts.shareExact),
     ]
   }
   return [
     rentalTimes,
-    viaContact(
-      'DRIVER_INFO',
-      ['IN_PERSON', 'PHONE'],
-      "The main driver is changed at the counter with the new driver's licence.",
-    ),
-    notAvailable('PICKUP_LOCATION', 'Cancel and book again to pick up at another station.'),
-    viaContact(
-      'DROPOFF_LOCATION',
-      ['PHONE', 'EMAIL', 'PROVIDER_WEBSITE'],
-      'Call or write to us to return the car elsewhere; a one-way fee may apply.',
-    ),
-    viaContact(
-      'VEHICLE_CATEGORY',
-      ['IN_PERSON', 'PHONE'],
-      'Upgrades are offered at the counter, subject to availability.',
-    ),
+    viaContact('DRIVER_INFO', ['IN_PERSON', 'PHONE'], texts.driverAtCounter),
+    notAvailable('PICKUP_LOCATION', texts.rebook),
+    viaContact('DROPOFF_LOCATION', ['PHONE', 'EMAIL', 'PROVIDER_WEBSITE'], texts.returnElsewhere),
+    viaContact('VEHICLE_CATEGORY', ['IN_PERSON', 'PHONE'], texts.upgrades),
   ]
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Pickup requirements
 
-export function pickupRequirements(kind: ProfileKind, category: CarCategory): PickupRequirement[] {
+export function pickupRequirements(kind: ProfileKind, category: CarCategory, language: string): PickupRequirement[] {
   const age = minimumAge(category)
+  const texts = textsFor(language)
   const license = {
     type: 'INTERNATIONAL_LICENSE',
-    description: 'Licences from outside the EU/EEA that are not in Latin script need an International Driving Permit.',
+    description: texts.drivingPermit,
   } as const
   if (kind === 'share') {
     return [
       {
         type: 'MINIMUM_AGE',
-        description: `Drivers must be at least ${age} and hold their licence for a year.`,
+        description: texts.shareAge(age),
         value: age,
       },
       license,
@@ -209,22 +193,22 @@ export function pickupRequirements(kind: ProfileKind, category: CarCategory): Pi
   return [
     {
       type: 'MINIMUM_AGE',
-      description: `The main driver must be at least ${age}; drivers under 25 pay a young driver surcharge.`,
+      description: texts.rentAge(age),
       value: age,
     },
     {
       type: 'CREDIT_CARD_REQUIRED',
-      description: "A credit card in the main driver's name; a deposit is blocked at pickup.",
+      description: texts.creditCard,
       value: category === 'LUXURY' || category === 'SPORTS' ? '1000.00 EUR' : '300.00 EUR',
     },
     {
       type: 'PASSPORT_REQUIRED',
-      description: 'A passport or national ID card; drivers from outside the EU need a passport.',
+      description: texts.passport,
     },
     license,
     {
       type: 'ADDITIONAL_DRIVER_FEE',
-      description: 'Each additional driver costs 12.00 EUR per day (upsell ADDITIONAL_DRIVER) and must show a licence.',
+      description: texts.additionalDriver,
       value: 1200,
     },
   ]

@@ -3,7 +3,8 @@ import type { DetailedPrice, Price } from '../../../contract/shared.ts'
 import { distanceMeters } from '../../../platform/geo.ts'
 import { hash32 } from '../common.ts'
 import type { EnergyCarrier, SandboxVehicleModel } from './fleet.ts'
-import type { CountryCode, SandboxStation } from './stations.ts'
+import { type CountryCode, pick, type SandboxStation } from './stations.ts'
+import { textsFor } from './texts.ts'
 
 export const CURRENCY = 'EUR'
 const HOUR = 3_600_000
@@ -34,13 +35,6 @@ export const INSURANCE_PER_DAY: Record<SandboxVehicleModel['insurance'], number>
   COMPREHENSIVE: 1190,
   FULL_COVERAGE: 1690,
   PREMIUM: 2490,
-}
-const INSURANCE_NAMES: Record<SandboxVehicleModel['insurance'], string> = {
-  BASIC: 'Third-party liability',
-  STANDARD: 'Collision damage waiver and theft protection, 1,000 EUR excess',
-  COMPREHENSIVE: 'Collision damage waiver and theft protection, 500 EUR excess',
-  FULL_COVERAGE: 'Full protection, 150 EUR excess',
-  PREMIUM: 'Premium protection without excess, glass and tyres included',
 }
 export const AIRPORT_SURCHARGE = 3900
 export const YOUNG_DRIVER_PER_DAY = 1500
@@ -81,6 +75,8 @@ export interface QuoteInput {
   hourly: boolean
   extras?: Price[]
   extraFees?: Price[]
+  /** The caller's language: the price's descriptions are in it. */
+  language: string
 }
 
 export interface Quote {
@@ -99,6 +95,7 @@ const sum = (prices: Price[]) => prices.reduce((total, p) => total + p.amount, 0
 /** The whole price of a rental: rate, insurance, fees, extras, VAT included; fuel estimated apart. */
 export function quote(input: QuoteInput): Quote {
   const { model, pickup, start, end } = input
+  const texts = textsFor(input.language)
   const country = pickup.address.countryCode
   const factor = COUNTRY_RATE_FACTOR[country] * (1 + input.ratePercent / 100)
   const days = rentalDays(start, end)
@@ -111,25 +108,25 @@ export function quote(input: QuoteInput): Quote {
     const hours = startedHours(start, end)
     const fullDays = Math.floor(hours / 24)
     base = fullDays * dayRate + Math.min((hours % 24) * hourRate, dayRate)
-    baseText = `${hours} h at ${money(hourRate)} per hour, at most ${money(dayRate)} per day`
+    baseText = texts.hourly(hours, hourRate, dayRate)
   } else {
     base = days * dayRate
-    baseText = `${days} day${days === 1 ? '' : 's'} at ${money(dayRate)}`
+    baseText = texts.daily(days, dayRate)
   }
 
   const insurances = [
     eur(
       input.hourly ? 0 : INSURANCE_PER_DAY[model.insurance] * days,
-      `${INSURANCE_NAMES[model.insurance]}${input.hourly ? ' (included in the rate)' : ''}`,
+      `${texts.insurance[model.insurance]}${input.hourly ? texts.inRate : ''}`,
     ),
   ]
 
   const fees: Price[] = []
-  if (pickup.type === 'AIRPORT') fees.push(eur(AIRPORT_SURCHARGE, 'Airport surcharge'))
+  if (pickup.type === 'AIRPORT') fees.push(eur(AIRPORT_SURCHARGE, texts.airport))
   const oneWay = oneWayFee(pickup, input.dropoff) ?? 0
-  if (oneWay > 0) fees.push(eur(oneWay, `One-way fee (return at ${input.dropoff.name.en})`))
+  if (oneWay > 0) fees.push(eur(oneWay, texts.oneWayFee(pick(input.dropoff.name, input.language))))
   if (input.driverAge !== undefined && input.driverAge < YOUNG_DRIVER_AGE) {
-    fees.push(eur(Math.min(YOUNG_DRIVER_MAX, YOUNG_DRIVER_PER_DAY * days), 'Young driver surcharge (under 25)'))
+    fees.push(eur(Math.min(YOUNG_DRIVER_MAX, YOUNG_DRIVER_PER_DAY * days), texts.youngFee))
   }
   const mileageAllowance: MileageAllowance = model.includedKmPerDay
     ? { unlimited: false, includedKilometers: model.includedKmPerDay * days }
@@ -137,9 +134,7 @@ export function quote(input: QuoteInput): Quote {
   const km = Math.max(0, Math.round(input.estimatedKilometers))
   if (mileageAllowance.includedKilometers && km > mileageAllowance.includedKilometers) {
     const extraKm = km - mileageAllowance.includedKilometers
-    fees.push(
-      eur(extraKm * model.extraKmRate, `Estimated additional kilometres: ${extraKm} km at ${money(model.extraKmRate)}`),
-    )
+    fees.push(eur(extraKm * model.extraKmRate, texts.extraKm(extraKm, model.extraKmRate)))
   }
   fees.push(...(input.extraFees ?? []))
   const extras = input.extras ?? []
@@ -150,14 +145,14 @@ export function quote(input: QuoteInput): Quote {
 
   return {
     price: {
-      totalPrice: eur(total, `Rental ${baseText}, insurance, fees and extras, VAT included`),
-      includedTaxes: [eur(vat, `VAT ${vatPercent}%`)],
+      totalPrice: eur(total, texts.total(baseText)),
+      includedTaxes: [eur(vat, texts.vat(vatPercent))],
       includedInsurances: insurances,
       includedFees: fees,
       includedExtras: extras,
-      estimatedFuel: estimatedFuel(model, country, km),
+      estimatedFuel: estimatedFuel(model, country, km, input.language),
     },
-    pricePerDay: eur(Math.ceil(total / days), 'Average per rental day, everything included'),
+    pricePerDay: eur(Math.ceil(total / days), texts.perDay),
     mileageAllowance,
     days,
     dayRate,
@@ -165,17 +160,18 @@ export function quote(input: QuoteInput): Quote {
   }
 }
 
-function estimatedFuel(model: SandboxVehicleModel, country: CountryCode, km: number): Price {
-  if (model.refillPolicy === 'FUEL_INCLUDED') return eur(0, 'Fuel and energy included')
-  if (km === 0) return eur(0, 'No distance given')
+function estimatedFuel(model: SandboxVehicleModel, country: CountryCode, km: number, language: string): Price {
+  const texts = textsFor(language)
+  if (model.refillPolicy === 'FUEL_INCLUDED') return eur(0, texts.fuelIncluded)
+  if (km === 0) return eur(0, texts.noDistance)
   let cents = 0
   const parts: string[] = []
   for (const { carrier, per100km } of model.energy) {
     const price = ENERGY_PRICES[country][carrier]
     cents += (km * per100km * price) / 100
-    parts.push(`${per100km} ${ENERGY_UNIT[carrier]}/100 km at ${money(price)}/${ENERGY_UNIT[carrier]}`)
+    parts.push(texts.energy(per100km, ENERGY_UNIT[carrier], price))
   }
-  return eur(Math.round(cents), `Estimated for ${km} km: ${parts.join(' + ')}`)
+  return eur(Math.round(cents), texts.estimated(km, parts.join(' + ')))
 }
 
 /**

@@ -73,7 +73,8 @@ export function carRuntime(kind: ProfileKind, entry: ProviderEntry, deps: Connec
         : { amount: total, currency: record.price.totalPrice.currency },
       insurance: r.model.insurance,
       refillPolicy: r.model.refillPolicy,
-      mileageAllowance: quoteFor(profile, record.offer, r, { ratePercent: record.ratePercent }).mileageAllowance,
+      mileageAllowance: quoteFor(profile, record.offer, r, { ratePercent: record.ratePercent, language: ctx.language })
+        .mileageAllowance,
       upsells: terms.upsells.filter(
         (u) => u.availability === 'ALWAYS_INCLUDED' || u.availability === 'INCLUDED' || booked.has(u.referenceCode),
       ),

@@ -6,6 +6,7 @@ import { BERLIN, H24, type Localized, type SandboxStation } from './stations.ts'
 const SHARE_INFO = (street: string): Localized => ({
   en: `Reserved Sandbox Share parking bays in ${street}; unlock the car with the app.`,
   de: `Reservierte Sandbox-Share-Stellplätze in der ${street}; das Auto öffnen Sie mit der App.`,
+  fr: `Places réservées Sandbox Share, ${street} ; ouvrez la voiture avec l’appli.`,
 })
 
 const share = (

@@ -142,7 +142,7 @@ export function shopping(rt: CarRuntime) {
             x: Math.round(distance),
           }
           const r: Resolved = { pickup: station, dropoff: to, model, units, start, end }
-          return [buildOffer(scope, params, r, free[i][modelId], { ratePercent: 0 }).offer]
+          return [buildOffer(scope, params, r, free[i][modelId], { ratePercent: 0, language: ctx.language }).offer]
         })
       })
       const answer = deepFreeze({ offers, searchedPeriod, warnings })
@@ -163,7 +163,7 @@ export function shopping(rt: CarRuntime) {
       await enter(ctx, 'OFFER_DETAILS')
       const params = decodeOfferRef(offerRef)
       const { r, free } = await bookable(ctx, params)
-      const { offer, quote } = buildOffer(scopeOf(ctx), params, r, free, { ratePercent: 0 })
+      const { offer, quote } = buildOffer(scopeOf(ctx), params, r, free, { ratePercent: 0, language: ctx.language })
       const terms = buildTerms(
         scopeOf(ctx),
         r,
@@ -185,8 +185,13 @@ export function shopping(rt: CarRuntime) {
       const upsells = [...new Set(input.upsells)]
       const scope = scopeOf(ctx)
       const drift = priceDrift(offerRef, hasScenario(ctx, entry.id, 'price-increase'))
-      const before = quoteFor(profile, params, r, { ratePercent: 0, upsells }).price.totalPrice.amount
-      const { offer, quote } = buildOffer(scope, params, r, free, { ratePercent: drift, upsells })
+      const before = quoteFor(profile, params, r, { ratePercent: 0, upsells, language: ctx.language }).price.totalPrice
+        .amount
+      const { offer, quote } = buildOffer(scope, params, r, free, {
+        ratePercent: drift,
+        upsells,
+        language: ctx.language,
+      })
       const total = quote.price.totalPrice.amount
       const warnings: Warning[] = []
       if (total !== before) {
@@ -265,7 +270,7 @@ export function shopping(rt: CarRuntime) {
           reason: 'VEHICLE_NOT_AVAILABLE',
         })
       if (soldOut(ctx)) throw noCar()
-      const quote = quoteFor(profile, pre.o, r, { ratePercent: pre.r, upsells: pre.u })
+      const quote = quoteFor(profile, pre.o, r, { ratePercent: pre.r, upsells: pre.u, language: ctx.language })
       const reference = await store.nextReference(ctx.environment)
       if (!(await store.hold(ctx.environment, r.pickup.id, r.model.id, r.units, reference, r.start, r.end, ctx.now))) {
         throw noCar()

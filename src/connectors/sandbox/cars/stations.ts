@@ -1,19 +1,8 @@
 import type { Coordinates } from '../../../contract/shared.ts'
 
-/** A text in the languages the sandbox speaks; English is always there. */
-export interface Localized {
-  en: string
-  de?: string
-  fr?: string
-}
+export { type Localized, pick } from '../common.ts'
 
-/** The language of `ctx.language` ("de-DE", "fr", "en-GB;q=0.8"...) the sandbox has, else English. */
-export function pick(text: Localized, language: string): string {
-  const primary = language.trim().slice(0, 2).toLowerCase()
-  if (primary === 'de' && text.de) return text.de
-  if (primary === 'fr' && text.fr) return text.fr
-  return text.en
-}
+import type { Localized } from '../common.ts'
 
 export type StationType = 'AIRPORT' | 'RAILWAY_STATION' | 'CITY' | 'HOTEL'
 export type CountryCode = 'DE' | 'AT' | 'FR'
@@ -46,7 +35,11 @@ export const H24 = 'Mo-Su 00:00-24:00'
 export const RENT_STATIONS: SandboxStation[] = [
   {
     id: 'ber',
-    name: { en: 'Berlin Brandenburg Airport (BER), Terminal 1', de: 'Flughafen Berlin Brandenburg (BER), Terminal 1' },
+    name: {
+      en: 'Berlin Brandenburg Airport (BER), Terminal 1',
+      de: 'Flughafen Berlin Brandenburg (BER), Terminal 1',
+      fr: 'Aéroport Berlin-Brandebourg (BER), Terminal 1',
+    },
     type: 'AIRPORT',
     address: { street: 'Melli-Beese-Ring 1', postalCode: '12529', city: { en: 'Schönefeld' }, countryCode: 'DE' },
     coordinates: { latitude: 52.3667, longitude: 13.5033 },
@@ -54,6 +47,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Rental car centre on level U1 of Terminal 1; follow the signs "Mietwagen / Car rental". Cars are parked in P2.',
       de: 'Mietwagenzentrum auf Ebene U1 im Terminal 1; folgen Sie den Schildern "Mietwagen". Die Fahrzeuge stehen im P2.',
+      fr: 'Centre de location au niveau U1 du Terminal 1 ; suivez les panneaux « Mietwagen / Car rental ». Les voitures sont au parking P2.',
     },
     fleet: {
       polo: 4,
@@ -84,6 +78,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Counter in the DB Reisezentrum passage, level 0 (north side). Return cars to the car park Europaplatz, level -1.',
       de: 'Schalter in der Passage beim DB Reisezentrum, Ebene 0 (Nordseite). Rückgabe im Parkhaus Europaplatz, Ebene -1.',
+      fr: 'Comptoir dans le passage du DB Reisezentrum, niveau 0 (côté nord). Retour au parking Europaplatz, niveau -1.',
     },
     fleet: { polo: 3, golf: 2, leon: 2, id3: 2, octavia: 2, passat: 1, mirai: 1, modely: 1, transporter: 1 },
   },
@@ -97,6 +92,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Office next to the Galeria entrance; cars are in the underground car park, entrance Dircksenstraße.',
       de: 'Büro neben dem Galeria-Eingang; die Fahrzeuge stehen in der Tiefgarage, Einfahrt Dircksenstraße.',
+      fr: 'Agence à côté de l’entrée Galeria ; les voitures sont au parking souterrain, entrée Dircksenstraße.',
     },
     fleet: { fiat500: 2, polo: 2, sandero: 1, golf: 2, corolla: 1, tiguan: 1, evito: 1 },
   },
@@ -110,6 +106,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Opposite the station exit Hardenbergplatz, ground floor of the Bikini Berlin side building.',
       de: 'Gegenüber dem Bahnhofsausgang Hardenbergplatz, Erdgeschoss im Seitenflügel des Bikini Berlin.',
+      fr: 'En face de la sortie Hardenbergplatz de la gare, rez-de-chaussée de l’aile du Bikini Berlin.',
     },
     fleet: { golf: 2, octavia: 1, bmw5: 1, sclass: 1, modely: 1, mx5: 1 },
   },
@@ -123,12 +120,17 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'In the Arkaden car park, level -2; the desk is next to the pay machines.',
       de: 'Im Parkhaus der Arkaden, Ebene -2; der Schalter ist neben den Kassenautomaten.',
+      fr: 'Au parking des Arkaden, niveau -2 ; le comptoir est à côté des caisses automatiques.',
     },
     fleet: { polo: 2, id3: 1, passat: 1, bmw5: 1, sclass: 1, porsche911: 1, tiguan: 1 },
   },
   {
     id: 'beradlon',
-    name: { en: 'Berlin Mitte Hotel Desk, Unter den Linden', de: 'Berlin Mitte Hotelschalter, Unter den Linden' },
+    name: {
+      en: 'Berlin Mitte Hotel Desk, Unter den Linden',
+      de: 'Berlin Mitte Hotelschalter, Unter den Linden',
+      fr: 'Berlin Mitte, comptoir de l’hôtel, Unter den Linden',
+    },
     type: 'HOTEL',
     address: { street: 'Unter den Linden 77', postalCode: '10117', city: BERLIN, countryCode: 'DE' },
     coordinates: { latitude: 52.5162, longitude: 13.3808 },
@@ -136,6 +138,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Ask the concierge in the hotel lobby; the car is brought to the hotel entrance.',
       de: 'Fragen Sie den Concierge in der Hotellobby; das Fahrzeug wird zum Hoteleingang gebracht.',
+      fr: 'Adressez-vous au concierge dans le hall de l’hôtel ; la voiture est amenée devant l’entrée.',
     },
     fleet: { sclass: 1, bmw5: 1, porsche911: 1 },
   },
@@ -149,6 +152,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Counter at the south exit (Koppenstraße); cars are on the car park behind the station.',
       de: 'Schalter am Südausgang (Koppenstraße); die Fahrzeuge stehen auf dem Parkplatz hinter dem Bahnhof.',
+      fr: 'Comptoir à la sortie sud (Koppenstraße) ; les voitures sont sur le parking derrière la gare.',
     },
     fleet: { sandero: 1, leon: 1, golf: 1, transporter: 1, evito: 1 },
   },
@@ -167,6 +171,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Rental centre opposite track 26; cars are in the car park Bayerstraße.',
       de: 'Mietwagenzentrum gegenüber Gleis 26; die Fahrzeuge stehen im Parkhaus Bayerstraße.',
+      fr: 'Centre de location en face de la voie 26 ; les voitures sont au parking Bayerstraße.',
     },
     fleet: { polo: 2, golf: 2, octavia: 2, tiguan: 2, bmw5: 1, modely: 1 },
   },
@@ -185,6 +190,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Car rental centre in the Munich Airport Center (MAC), level 3, between Terminal 1 and 2.',
       de: 'Mietwagenzentrum im Munich Airport Center (MAC), Ebene 3, zwischen Terminal 1 und 2.',
+      fr: 'Centre de location dans le Munich Airport Center (MAC), niveau 3, entre les terminaux 1 et 2.',
     },
     fleet: { polo: 3, golf: 2, passat: 2, bmw5: 2, sclass: 1, tiguan: 2, transporter: 1, mx5: 1 },
   },
@@ -198,6 +204,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Counter at the north exit, Glockengießerwall; cars in the Galeria car park, level 2.',
       de: 'Schalter am Nordausgang, Glockengießerwall; Fahrzeuge im Parkhaus Galeria, Ebene 2.',
+      fr: 'Comptoir à la sortie nord, Glockengießerwall ; voitures au parking Galeria, niveau 2.',
     },
     fleet: { polo: 2, golf: 2, id3: 1, octavia: 1, transporter: 1 },
   },
@@ -211,6 +218,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Car rental desks in the arrivals hall of Terminal 1; cars in car park P1.',
       de: 'Mietwagenschalter in der Ankunftshalle von Terminal 1; Fahrzeuge im Parkhaus P1.',
+      fr: 'Comptoirs de location dans le hall des arrivées du Terminal 1 ; voitures au parking P1.',
     },
     fleet: { polo: 2, golf: 2, passat: 1, tiguan: 1, modely: 1 },
   },
@@ -252,6 +260,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Car rental area between Terminals 2C and 2E, level 1; follow the "Location de voitures" signs.',
       fr: 'Espace loueurs entre les terminaux 2C et 2E, niveau 1 ; suivez « Location de voitures ».',
+      de: 'Mietwagenbereich zwischen den Terminals 2C und 2E, Ebene 1; folgen Sie den Schildern "Location de voitures".',
     },
     fleet: { fiat500: 2, polo: 2, corolla: 2, passat: 1, bmw5: 1, tiguan: 1 },
   },
@@ -270,6 +279,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Car rental centre in car park 3, level 0; a vignette for Austrian motorways is included.',
       de: 'Mietwagenzentrum im Parkhaus 3, Ebene 0; die Autobahnvignette ist enthalten.',
+      fr: 'Centre de location au parking 3, niveau 0 ; la vignette autoroutière autrichienne est comprise.',
     },
     fleet: { polo: 2, golf: 2, octavia: 2, tiguan: 1, transporter: 1 },
   },
@@ -288,6 +298,7 @@ export const RENT_STATIONS: SandboxStation[] = [
     additionalInfo: {
       en: 'Operated by a franchise partner in the BahnhofCity car park, level -2.',
       de: 'Betrieben von einem Franchisepartner im Parkhaus BahnhofCity, Ebene -2.',
+      fr: 'Agence partenaire au parking BahnhofCity, niveau -2.',
     },
     fleet: { polo: 1, golf: 1, octavia: 1, passat: 1 },
     manualContact: {

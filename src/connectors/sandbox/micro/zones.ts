@@ -1,5 +1,6 @@
 import type { Coordinates } from '../../../contract/shared.ts'
 import type { ProviderZone } from '../../types/micromobility.ts'
+import { pick } from '../common.ts'
 import { boxRing, circleRing, contains, type Geometry, squareRing } from './geometry.ts'
 
 export type MicroKind = 'scoot' | 'bike'
@@ -30,7 +31,7 @@ export const BIKE_STATIONS: BikeStation[] = [
 /** Half the side of a station's parking square, meters. */
 export const STATION_HALF_SIDE_M = 30
 
-type Localized = { en: string; de: string }
+type Localized = { en: string; de: string; fr: string }
 interface ZoneDef {
   id: string
   name: Localized
@@ -43,7 +44,11 @@ const ALLOWED = { rideStartAllowed: true, rideEndAllowed: true, rideThroughAllow
 
 const serviceArea = (kind: MicroKind): ZoneDef => ({
   id: 'berlin-service-area',
-  name: { en: 'Berlin city centre service area', de: 'Geschäftsgebiet Berlin Innenstadt' },
+  name: {
+    en: 'Berlin city centre service area',
+    de: 'Geschäftsgebiet Berlin Innenstadt',
+    fr: 'Zone de service du centre de Berlin',
+  },
   kind: 'SERVICE_AREA',
   geometry: { type: 'Polygon', coordinates: [circleRing(BERLIN_CENTRE, SERVICE_AREA_RADIUS_M, 36)] },
   rules: [kind === 'scoot' ? { ...ALLOWED, maximumSpeedKph: 20 } : { ...ALLOWED }],
@@ -52,7 +57,11 @@ const serviceArea = (kind: MicroKind): ZoneDef => ({
 /** Pariser Platz in front of the Brandenburg Gate. */
 const NO_PARKING: ZoneDef = {
   id: 'pariser-platz-no-parking',
-  name: { en: 'Brandenburg Gate / Pariser Platz', de: 'Brandenburger Tor / Pariser Platz' },
+  name: {
+    en: 'Brandenburg Gate / Pariser Platz',
+    de: 'Brandenburger Tor / Pariser Platz',
+    fr: 'Porte de Brandebourg / Pariser Platz',
+  },
   kind: 'NO_PARKING',
   geometry: { type: 'Polygon', coordinates: [boxRing(13.3762, 52.5152, 13.3812, 52.5174)] },
   rules: [{ rideStartAllowed: false, rideEndAllowed: false, rideThroughAllowed: true }],
@@ -61,7 +70,11 @@ const NO_PARKING: ZoneDef = {
 /** The pedestrian area around Alexanderplatz. */
 const SLOW: ZoneDef = {
   id: 'alexanderplatz-slow',
-  name: { en: 'Alexanderplatz pedestrian area', de: 'Fußgängerbereich Alexanderplatz' },
+  name: {
+    en: 'Alexanderplatz pedestrian area',
+    de: 'Fußgängerbereich Alexanderplatz',
+    fr: 'Zone piétonne d’Alexanderplatz',
+  },
   kind: 'SLOW',
   geometry: { type: 'Polygon', coordinates: [boxRing(13.4085, 52.5195, 13.4175, 52.5245)] },
   rules: [{ ...ALLOWED, maximumSpeedKph: 6 }],
@@ -70,7 +83,7 @@ const SLOW: ZoneDef = {
 /** The inner paths of the Tiergarten, either side of the Großer Stern. */
 const NO_RIDING: ZoneDef = {
   id: 'tiergarten-no-riding',
-  name: { en: 'Tiergarten inner paths', de: 'Tiergarten, innere Wege' },
+  name: { en: 'Tiergarten inner paths', de: 'Tiergarten, innere Wege', fr: 'Tiergarten, allées intérieures' },
   kind: 'NO_RIDING',
   geometry: {
     type: 'MultiPolygon',
@@ -81,7 +94,7 @@ const NO_RIDING: ZoneDef = {
 
 const STATION_PARKING: ZoneDef = {
   id: 'bike-stations-parking',
-  name: { en: 'Bike stations', de: 'Fahrradstationen' },
+  name: { en: 'Bike stations', de: 'Fahrradstationen', fr: 'Stations de vélos' },
   kind: 'PARKING',
   geometry: {
     type: 'MultiPolygon',
@@ -100,12 +113,11 @@ export function parkingForbidden(p: Coordinates): boolean {
   return contains(NO_PARKING.geometry, p) || contains(NO_RIDING.geometry, p)
 }
 
-/** The zones of a provider, with names in the caller's language (German or English). */
+/** The zones of a provider, with names in the caller's language (English, German or French). */
 export function zonesOf(kind: MicroKind, language: string): ProviderZone[] {
-  const lang = language.toLowerCase().startsWith('de') ? 'de' : 'en'
   return ZONES[kind].map((z) => ({
     id: z.id,
-    name: z.name[lang],
+    name: pick(z.name, language),
     kind: z.kind,
     geometry: structuredClone(z.geometry),
     rules: structuredClone(z.rules),

@@ -6,6 +6,7 @@ import type {
   TransitLeg,
   TravellerCategory,
 } from '../../types/public-transport.ts'
+import { pick } from '../common.ts'
 import { type FareZone, KIND_OF_ROUTE, type RouteKind, STATIONS, ZONE_OF_STOP } from './network.ts'
 import type { OfferParams } from './refs.ts'
 
@@ -36,8 +37,8 @@ interface TicketProduct {
   zones: ZoneSet
   validityMs: number
   prices: Record<TravellerCategory, number>
-  name: { en: string; de: string }
-  description: { en: string; de: string }
+  name: { en: string; de: string; fr: string }
+  description: { en: string; de: string; fr: string }
 }
 
 const HOUR = 3_600_000
@@ -71,10 +72,11 @@ export const TICKET_PRODUCTS: Record<string, TicketProduct> = Object.fromEntries
       2,
       380,
       240,
-      { en: 'Single ticket Berlin AB', de: 'Einzelfahrschein Berlin AB' },
+      { en: 'Single ticket Berlin AB', de: 'Einzelfahrschein Berlin AB', fr: 'Ticket simple Berlin AB' },
       {
         en: 'One journey in zones A and B within 2 hours; changes and interruptions allowed in one direction.',
         de: 'Eine Fahrt in den Tarifbereichen A und B innerhalb von 2 Stunden; Umsteigen und Unterbrechen in eine Richtung erlaubt.',
+        fr: 'Un trajet dans les zones A et B en 2 heures ; correspondances et interruptions permises dans un sens.',
       },
     ),
     product(
@@ -84,10 +86,11 @@ export const TICKET_PRODUCTS: Record<string, TicketProduct> = Object.fromEntries
       2,
       470,
       340,
-      { en: 'Single ticket Berlin ABC', de: 'Einzelfahrschein Berlin ABC' },
+      { en: 'Single ticket Berlin ABC', de: 'Einzelfahrschein Berlin ABC', fr: 'Ticket simple Berlin ABC' },
       {
         en: 'One journey in zones A, B and C (Flughafen BER) within 2 hours; changes allowed in one direction.',
         de: 'Eine Fahrt in den Tarifbereichen A, B und C (Flughafen BER) innerhalb von 2 Stunden; Umsteigen in eine Richtung erlaubt.',
+        fr: 'Un trajet dans les zones A, B et C (aéroport BER) en 2 heures ; correspondances permises dans un sens.',
       },
     ),
     product(
@@ -97,10 +100,11 @@ export const TICKET_PRODUCTS: Record<string, TicketProduct> = Object.fromEntries
       2,
       260,
       200,
-      { en: 'Short-trip ticket', de: 'Kurzstrecke' },
+      { en: 'Short-trip ticket', de: 'Kurzstrecke', fr: 'Ticket courte distance' },
       {
         en: 'Up to 3 stations by S-Bahn or U-Bahn, or 6 stops by tram or bus, without changing.',
         de: 'Bis zu 3 Stationen mit S- oder U-Bahn oder 6 Haltestellen mit Tram oder Bus, ohne Umsteigen.',
+        fr: 'Jusqu’à 3 stations en S-Bahn ou U-Bahn, ou 6 arrêts en tram ou en bus, sans correspondance.',
       },
     ),
     product(
@@ -110,10 +114,11 @@ export const TICKET_PRODUCTS: Record<string, TicketProduct> = Object.fromEntries
       24,
       1060,
       670,
-      { en: '24-hour ticket Berlin AB', de: '24-Stunden-Karte Berlin AB' },
+      { en: '24-hour ticket Berlin AB', de: '24-Stunden-Karte Berlin AB', fr: 'Billet 24 heures Berlin AB' },
       {
         en: 'Any number of journeys in zones A and B for 24 hours from the first journey.',
         de: 'Beliebig viele Fahrten in den Tarifbereichen A und B für 24 Stunden ab der ersten Fahrt.',
+        fr: 'Trajets illimités dans les zones A et B pendant 24 heures à partir du premier trajet.',
       },
     ),
     product(
@@ -123,10 +128,11 @@ export const TICKET_PRODUCTS: Record<string, TicketProduct> = Object.fromEntries
       24,
       1230,
       750,
-      { en: '24-hour ticket Berlin ABC', de: '24-Stunden-Karte Berlin ABC' },
+      { en: '24-hour ticket Berlin ABC', de: '24-Stunden-Karte Berlin ABC', fr: 'Billet 24 heures Berlin ABC' },
       {
         en: 'Any number of journeys in zones A, B and C for 24 hours from the first journey.',
         de: 'Beliebig viele Fahrten in den Tarifbereichen A, B und C für 24 Stunden ab der ersten Fahrt.',
+        fr: 'Trajets illimités dans les zones A, B et C pendant 24 heures à partir du premier trajet.',
       },
     ),
   ].map((p) => [p.id, p]),
@@ -179,8 +185,7 @@ export function zonesOf(journey: TransitJourney): ZoneSet {
   return 'AB'
 }
 
-const localized = (text: { en: string; de: string }, language: string) =>
-  language.toLowerCase().startsWith('de') ? text.de : text.en
+const localized = (text: { en: string; de: string; fr: string }, language: string) => pick(text, language)
 
 export const priceOf = (productId: string, category: TravellerCategory): Price => ({
   amount: TICKET_PRODUCTS[productId].prices[category],

@@ -2,6 +2,7 @@ import { ApiError } from '../../../contract/errors.ts'
 import { detail } from '../../../platform/i18n/texts.ts'
 import type { CallContext } from '../../types/common.ts'
 import type { ProviderSubscription, SubscriptionHolder, SubscriptionProduct } from '../../types/public-transport.ts'
+import { pick } from '../common.ts'
 import { addMonths, berlinDay, dayOfMonth, firstOfMonth, isDay, lastOfMonth } from './dates.ts'
 import { CURRENCY } from './fares.ts'
 import type { SubscriptionRecord, TransitStore } from './store.ts'
@@ -36,8 +37,8 @@ import type { SubscriptionRecord, TransitStore } from './store.ts'
 
 interface ProductDef {
   productId: string
-  name: { en: string; de: string }
-  description: { en: string; de: string }
+  name: { en: string; de: string; fr: string }
+  description: { en: string; de: string; fr: string }
   /** Monthly price in cents from each day on (ascending). */
   prices: [from: string, cents: number][]
   validIn: string[]
@@ -61,10 +62,11 @@ const D_TICKET_PRICES: ProductDef['prices'] = [
 export const SUBSCRIPTION_PRODUCTS: ProductDef[] = [
   {
     productId: 'deutschlandticket',
-    name: { en: 'Deutschlandticket', de: 'Deutschlandticket' },
+    name: { en: 'Deutschlandticket', de: 'Deutschlandticket', fr: 'Deutschlandticket' },
     description: {
       en: 'Local and regional public transport all over Germany, monthly subscription. Personal: valid with an official photo ID. Cancel by the 10th to end with that month.',
       de: 'Nah- und Regionalverkehr in ganz Deutschland im monatlichen Abo. Persönlich: gültig mit amtlichem Lichtbildausweis. Kündigung bis zum 10. zum Monatsende.',
+      fr: 'Transports locaux et régionaux dans toute l’Allemagne, abonnement mensuel. Personnel : valable avec une pièce d’identité officielle avec photo. Résiliation avant le 10 pour la fin du mois.',
     },
     prices: D_TICKET_PRICES,
     validIn: ['DE'],
@@ -76,10 +78,11 @@ export const SUBSCRIPTION_PRODUCTS: ProductDef[] = [
   },
   {
     productId: 'vbb-abo-ab',
-    name: { en: 'VBB subscription Berlin AB', de: 'VBB-Abo Berlin AB' },
+    name: { en: 'VBB subscription Berlin AB', de: 'VBB-Abo Berlin AB', fr: 'Abonnement VBB Berlin AB' },
     description: {
       en: 'All public transport in Berlin zones A and B, monthly subscription. The app ticket is protected by a 4-digit PIN you choose. Cancel by the 10th to end with that month.',
       de: 'Alle Verkehrsmittel in Berlin AB im monatlichen Abo. Das Handyticket ist mit einer selbst gewählten 4-stelligen PIN geschützt. Kündigung bis zum 10. zum Monatsende.',
+      fr: 'Tous les transports publics des zones A et B de Berlin, abonnement mensuel. Le billet sur mobile est protégé par un code PIN à 4 chiffres de votre choix. Résiliation avant le 10 pour la fin du mois.',
     },
     prices: [['2025-01-01', 8600]],
     validIn: ['VBB-AB'],
@@ -91,10 +94,11 @@ export const SUBSCRIPTION_PRODUCTS: ProductDef[] = [
   },
   {
     productId: 'deutschlandticket-job',
-    name: { en: 'Deutschlandticket Job', de: 'Deutschlandticket Job' },
+    name: { en: 'Deutschlandticket Job', de: 'Deutschlandticket Job', fr: 'Deutschlandticket Job' },
     description: {
       en: 'The Deutschlandticket as a job ticket. Sold through employers only, not to individual customers.',
       de: 'Das Deutschlandticket als Jobticket. Nur über Arbeitgeber erhältlich, nicht für Einzelkunden.',
+      fr: 'Le Deutschlandticket en billet d’entreprise. Vendu uniquement par les employeurs, pas aux particuliers.',
     },
     prices: D_TICKET_PRICES.map(([from, cents]) => [from, Math.round(cents * 0.95)]),
     validIn: ['DE'],
@@ -111,8 +115,7 @@ const IDENTIFICATION_NUMBER = /^[A-Z0-9]{6,12}$/
 const PIN = /^\d{4}$/
 const MAX_MONTHS_AHEAD = 12
 
-const localized = (text: { en: string; de: string }, language: string) =>
-  language.toLowerCase().startsWith('de') ? text.de : text.en
+const localized = (text: { en: string; de: string; fr: string }, language: string) => pick(text, language)
 
 const definition = (productId: string) => SUBSCRIPTION_PRODUCTS.find((p) => p.productId === productId)
 
