@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { and, eq, sql } from 'drizzle-orm'
 import type { Store } from '../store/db.ts'
 import { rowsOf } from '../store/migrate.ts'
+import { and, eq, sql } from '../store/orm.ts'
 import { type JobRow, jobs } from '../store/schema.ts'
 
 /** What a handler learns about the run it serves. */

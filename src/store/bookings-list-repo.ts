@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
 import { rowsOf } from './migrate.ts'
+import { and, eq, inArray, sql } from './orm.ts'
 import { type CarBookingRow, carBookings, type PtBookingRow, ptBookings } from './schema.ts'
 
 export const BOOKING_TYPES = ['CAR', 'PUBLIC_TRANSPORT'] as const

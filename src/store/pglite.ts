@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
-import { drizzle } from 'drizzle-orm/pglite'
 import type { Db, Store } from './db.ts'
 import { migrate } from './migrate.ts'
+import { pgliteDrizzle as drizzle } from './orm.ts'
 import * as schema from './schema.ts'
 
 const isAlive = (pid: number): boolean => {
