@@ -48,6 +48,7 @@ import { createIdempotency } from './http/idempotency.ts'
 import { installLoadShedding } from './http/load-shedding.ts'
 import { referResponses, schemaComponents } from './http/openapi/components.ts'
 import { registerApiDocument } from './http/openapi/document.ts'
+import { lazySerializers } from './http/serialization.ts'
 import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
 import { traceRequests } from './http/tracing.ts'
 import { validatorCompiler } from './http/validation.ts'
@@ -158,7 +159,10 @@ export async function createApp(deps: AppDeps) {
     // Errors the router raises before a route is found (a malformed URL) get the envelope like every other.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
     // (Fastify types the factory for Ajv's own compile function; ours is a FastifySchemaCompiler like Ajv's.)
-    schemaController: { compilersFactory: { buildValidator: (() => validate) as never } },
+    // Response serializers are built at a route's first answer, not all at start (src/http/serialization.ts).
+    schemaController: {
+      compilersFactory: { buildValidator: (() => validate) as never, buildSerializer: lazySerializers as never },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Each connection holds a file descriptor: beyond the limit Node closes new ones at once rather than run out.
   app.server.maxConnections = limits.maxConnections

@@ -1,5 +1,4 @@
 import { getHeapStatistics } from 'node:v8'
-import { sql } from 'drizzle-orm'
 import type { AppDeps } from './app.ts'
 import type { Config } from './config.ts'
 import { quietSamples } from './connectors/default-providers.ts'
@@ -25,7 +24,9 @@ import type { Store } from './store/db.ts'
 import { jobCounts } from './store/job-stats.ts'
 import { createJobs } from './store/jobs.ts'
 import { kvJournal } from './store/kv-journal.ts'
+import { sql } from './store/orm.ts'
 import { openPglite } from './store/pglite.ts'
+import { embeddedDatabaseDir } from './store/pglite-database.ts'
 import { openPostgres } from './store/postgres.ts'
 import { waitForDatabase } from './store/wait-for-database.ts'
 
@@ -81,7 +82,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   if (config.databaseUrl) await waitForDatabase(config.databaseUrl, { onRetry: options.onStartupNotice })
   const store: Store = config.databaseUrl
     ? await openPostgres(config.databaseUrl)
-    : await openPglite(options.inMemory ? undefined : `${config.dataDir}/db`)
+    : await openPglite(options.inMemory ? undefined : embeddedDatabaseDir(config))
   let kv: Kv
   let rateLimiter: RateLimiter
   const readiness: ReadinessChecks = { store: () => store.db.execute(sql`select 1`) }

@@ -9,7 +9,12 @@ if (major < 24) {
   process.exit(1)
 }
 // Not a top-level await, so that even a Node too old for that can read this file and print the hint above.
-import('./main.ts').catch((error) => {
-  process.stderr.write(`Failed to start: ${error?.stack ?? error}\n`)
-  process.exit(1)
-})
+// A first start creates the embedded database before the service loads (src/store/pglite-database.ts).
+import('./store/pglite-database.ts')
+  .then((database) => database.prepareEmbeddedDatabase())
+  .catch(() => {})
+  .then(() => import('./main.ts'))
+  .catch((error) => {
+    process.stderr.write(`Failed to start: ${error?.stack ?? error}\n`)
+    process.exit(1)
+  })

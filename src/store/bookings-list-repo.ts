@@ -1,7 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { BookingType } from '../contract/bookings.ts'
 import type { Db } from './db.ts'
 import { rowsOf } from './migrate.ts'
+import { and, eq, inArray, sql } from './orm.ts'
 import { type CarBookingRow, carBookings, type PtBookingRow, ptBookings } from './schema.ts'
 
 export type ListedBooking = { type: 'CAR'; row: CarBookingRow } | { type: 'PUBLIC_TRANSPORT'; row: PtBookingRow }

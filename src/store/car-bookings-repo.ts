@@ -1,5 +1,5 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
+import { and, count, desc, eq, sql } from './orm.ts'
 import { type CarBookingRow, carBookings } from './schema.ts'
 
 export type NewCarBooking = typeof carBookings.$inferInsert

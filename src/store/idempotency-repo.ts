@@ -1,5 +1,5 @@
-import { and, eq, inArray, lte, or } from 'drizzle-orm'
 import type { Db } from './db.ts'
+import { and, eq, inArray, lte, or } from './orm.ts'
 import { type IdempotencyRow, idempotencyKeys } from './schema.ts'
 
 /** What a request that wants to run under an idempotency key writes first. */

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm'
 import type { Store } from './db.ts'
 import { rowsOf } from './migrate.ts'
+import { sql } from './orm.ts'
 
 export interface JobCounts {
   /** Waiting or running, by kind. */

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { and, eq, sql } from 'drizzle-orm'
 import {
   backoffMs,
   DEFAULT_MAX_ATTEMPTS,
@@ -12,6 +11,7 @@ import {
 } from '../platform/jobs.ts'
 import type { Store } from './db.ts'
 import { rowsOf } from './migrate.ts'
+import { and, eq, sql } from './orm.ts'
 import { type JobRow, jobs } from './schema.ts'
 
 export interface JobsOptions {

@@ -1,6 +1,6 @@
-import { eq, lte, sql } from 'drizzle-orm'
 import type { KvJournal } from '../platform/kv/types.ts'
 import type { Db } from './db.ts'
+import { eq, lte, sql } from './orm.ts'
 import { kvEntries } from './schema.ts'
 
 /**

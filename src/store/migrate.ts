@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
-import { sql } from 'drizzle-orm'
 import type { Store } from './db.ts'
+import { sql } from './orm.ts'
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url)
 export const MIGRATION_LOCK = 72_100_001

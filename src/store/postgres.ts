@@ -1,8 +1,8 @@
-import { drizzle } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import { outageIn, unavailable } from '../platform/outage.ts'
 import type { Db, Store } from './db.ts'
 import { migrate } from './migrate.ts'
+import { postgresDrizzle as drizzle } from './orm.ts'
 import * as schema from './schema.ts'
 
 /**

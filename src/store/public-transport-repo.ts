@@ -1,5 +1,5 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
+import { and, count, desc, eq, sql } from './orm.ts'
 import { type PtBookingRow, ptBookings, type SubscriptionRow, subscriptions } from './schema.ts'
 
 /** Public-transport bookings and subscriptions, always read within one tenant and environment. */

@@ -1,5 +1,5 @@
-import { and, asc, count, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
+import { and, asc, count, eq, ne, sql } from './orm.ts'
 import { type ApiKeyRow, apiKeys, type TenantRow, tenants } from './schema.ts'
 
 export type NewTenant = typeof tenants.$inferInsert

@@ -1,5 +1,5 @@
-import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
+import { and, desc, eq, inArray, lte, sql } from './orm.ts'
 import { micromobilityTrips, type TripRow } from './schema.ts'
 
 export type NewTrip = typeof micromobilityTrips.$inferInsert

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, inArray, lt, sql } from 'drizzle-orm'
 import type { Db } from './db.ts'
 import { rowsOf } from './migrate.ts'
+import { and, count, desc, eq, inArray, lt, sql } from './orm.ts'
 import {
   jobs,
   type WebhookAttempt,

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { openPglite } from '../../src/store/pglite.ts'
+import { createInOwnProcess, pgliteDatabaseExists } from '../../src/store/pglite-database.ts'
 
 const sharedBuffers = async (store: Awaited<ReturnType<typeof openPglite>>) => {
   const result = (await store.db.execute(sql`select current_setting('shared_buffers') as value`)) as unknown as {
@@ -30,6 +31,27 @@ describe('the embedded database holds little memory', () => {
         assert.equal(await sharedBuffers(again), '16MB')
       } finally {
         await again.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a first start creates the database in a process of its own; the service then opens it as on a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-pglite-'))
+    try {
+      const db = join(dir, 'db')
+      assert.equal(pgliteDatabaseExists(db), false)
+      await createInOwnProcess(db)
+      assert.equal(pgliteDatabaseExists(db), true)
+      assert.match(readFileSync(join(db, 'postgresql.conf'), 'utf8'), /^shared_buffers = 16MB/m)
+      // The child released the lock, and the opening that follows finds a database (no second initdb).
+      assert.equal(existsSync(join(db, '.lock')), false)
+      const store = await openPglite(db)
+      try {
+        assert.equal(await sharedBuffers(store), '16MB')
+      } finally {
+        await store.close()
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })
