@@ -24,29 +24,29 @@ import { webhookRoutes } from './api/webhooks/routes.ts'
 import type { Config } from './config.ts'
 import type { Registry } from './connectors/registry.ts'
 import type { Resilience } from './connectors/resilience.ts'
-import { bookingList } from './domain/bookings/list.ts'
-import { carBookings } from './domain/cars/bookings.ts'
-import { mailNotifier } from './domain/cars/notifications.ts'
-import { offerTokens } from './domain/cars/offer-tokens.ts'
-import { carSearch } from './domain/cars/search.ts'
-import { carStations } from './domain/cars/stations.ts'
-import { eventPublisher } from './domain/event-publishing.ts'
+import { createBookingList } from './domain/bookings/list.ts'
+import { createCarBookings } from './domain/cars/bookings.ts'
+import { createMailNotifier } from './domain/cars/notifications.ts'
+import { createOfferTokens } from './domain/cars/offer-tokens.ts'
+import { createCarSearch } from './domain/cars/search.ts'
+import { createCarStations } from './domain/cars/stations.ts'
+import { createEventPublisher } from './domain/event-publishing.ts'
 import type { EventSink } from './domain/events.ts'
 import type { Geocoder } from './domain/geocoding/index.ts'
-import { gbfsOut } from './domain/micromobility/gbfs-out.ts'
+import { createGbfsOut } from './domain/micromobility/gbfs-out.ts'
 import { GBFS_VEHICLE_ID_PURPOSE } from './domain/micromobility/gbfs-out-ids.ts'
-import { micromobilityTrips } from './domain/micromobility/trips.ts'
-import { vehicleTokens } from './domain/micromobility/vehicle-tokens.ts'
-import { micromobilityVehicles } from './domain/micromobility/vehicles.ts'
-import { providerCaller } from './domain/providers/calls.ts'
+import { createMicromobilityTrips } from './domain/micromobility/trips.ts'
+import { createVehicleTokens } from './domain/micromobility/vehicle-tokens.ts'
+import { createMicromobilityVehicles } from './domain/micromobility/vehicles.ts'
+import { createProviderCaller } from './domain/providers/calls.ts'
 import { createPublicTransport } from './domain/public-transport/index.ts'
-import { keyResolver } from './domain/tenants/key-resolver.ts'
+import { createKeyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
-import { tenantService } from './domain/tenants/service.ts'
+import { createTenantService } from './domain/tenants/service.ts'
 import { createWebhooks } from './domain/webhooks/index.ts'
 import type { HostResolver } from './domain/webhooks/url-policy.ts'
 import { installAuth } from './http/auth.ts'
-import { authFailures } from './http/auth-failures.ts'
+import { createAuthFailures } from './http/auth-failures.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { ApiError } from './http/errors.ts'
@@ -66,13 +66,13 @@ import type { ReadinessChecks } from './platform/readiness.ts'
 import type { SessionStore } from './platform/sessions/types.ts'
 import type { TokenCipher } from './platform/tokens.ts'
 import type { Tracing } from './platform/tracing.ts'
-import { bookingsListRepo } from './store/bookings-list-repo.ts'
-import { carBookingsRepo } from './store/car-bookings-repo.ts'
+import { createBookingsListRepo } from './store/bookings-list-repo.ts'
+import { createCarBookingsRepo } from './store/car-bookings-repo.ts'
 import type { Store } from './store/db.ts'
-import { idempotencyRepo } from './store/idempotency-repo.ts'
-import { publicTransportRepo } from './store/public-transport-repo.ts'
-import { tenantsRepo } from './store/tenants-repo.ts'
-import { tripsRepo } from './store/trips-repo.ts'
+import { createIdempotencyRepo } from './store/idempotency-repo.ts'
+import { createPublicTransportRepo } from './store/public-transport-repo.ts'
+import { createTenantsRepo } from './store/tenants-repo.ts'
+import { createTripsRepo } from './store/trips-repo.ts'
 import './http/context.ts'
 import { detail } from './platform/i18n/texts.ts'
 
@@ -115,9 +115,9 @@ export interface AppDeps {
 
 /** The repositories the booking flows write to after a provider's confirmation. */
 export interface Repos {
-  carBookings: ReturnType<typeof carBookingsRepo>
-  trips: ReturnType<typeof tripsRepo>
-  publicTransport: ReturnType<typeof publicTransportRepo>
+  carBookings: ReturnType<typeof createCarBookingsRepo>
+  trips: ReturnType<typeof createTripsRepo>
+  publicTransport: ReturnType<typeof createPublicTransportRepo>
 }
 
 export type App = FastifyInstance
@@ -254,10 +254,15 @@ export async function createApp(deps: AppDeps) {
 
   installErrorHandling(app, allowedMethods)
 
-  const repo = tenantsRepo(store.db)
-  const keys = keyResolver({ repo, kv, clock })
-  const tenants = tenantService({ repo, clock, providerIds: () => registry.ids(), onChange: () => keys.invalidate() })
-  const failures = authFailures({
+  const repo = createTenantsRepo(store.db)
+  const keys = createKeyResolver({ repo, kv, clock })
+  const tenants = createTenantService({
+    repo,
+    clock,
+    providerIds: () => registry.ids(),
+    onChange: () => keys.invalidate(),
+  })
+  const failures = createAuthFailures({
     rateLimiter,
     kv,
     clock,
@@ -265,7 +270,7 @@ export async function createApp(deps: AppDeps) {
   })
   installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
   const idempotency = createIdempotency({
-    repo: idempotencyRepo(store.db),
+    repo: createIdempotencyRepo(store.db),
     jobs: deps.jobs,
     clock,
     // A request runs no longer than its provider calls' budget; the margin covers the rest of its work.
@@ -315,20 +320,20 @@ export async function createApp(deps: AppDeps) {
     webhooks: openapiWebhooks,
   })
 
-  const callProvider = providerCaller(deps.resilience, deps.tracing)
+  const callProvider = createProviderCaller(deps.resilience, deps.tracing)
   const plainRepos: Repos = {
-    carBookings: carBookingsRepo(store.db),
-    trips: tripsRepo(store.db),
-    publicTransport: publicTransportRepo(store.db),
+    carBookings: createCarBookingsRepo(store.db),
+    trips: createTripsRepo(store.db),
+    publicTransport: createPublicTransportRepo(store.db),
   }
   const repos = deps.wrapRepos ? deps.wrapRepos(plainRepos) : plainRepos
   const followUpDeps = { jobs: deps.jobs, tenants: repo, clock, log: app.log }
   // Status changes of bookings, trips, tickets and subscriptions, published once recorded (DECISIONS "Safe retries
   // and push"); a sink that fails is logged and never fails the request or job.
-  const publish = eventPublisher(events, app.log)
-  const offers = offerTokens(tokens)
+  const publish = createEventPublisher(events, app.log)
+  const offers = createOfferTokens(tokens)
   const cars = {
-    search: carSearch({
+    search: createCarSearch({
       registry,
       callProvider,
       sessions: deps.sessions,
@@ -338,8 +343,13 @@ export async function createApp(deps: AppDeps) {
       searchTimeoutMs: config.searchTimeoutMs,
       offerTokenTtlSeconds: config.offerTokenTtlSeconds,
     }),
-    stations: carStations({ registry, callProvider, tokens, timeoutMs: Math.min(config.searchTimeoutMs, 10_000) }),
-    bookings: carBookings({
+    stations: createCarStations({
+      registry,
+      callProvider,
+      tokens,
+      timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
+    }),
+    bookings: createCarBookings({
       registry,
       callProvider,
       kv,
@@ -348,7 +358,7 @@ export async function createApp(deps: AppDeps) {
       repo: repos.carBookings,
       offerTokenTtlSeconds: config.offerTokenTtlSeconds,
       ...followUpDeps,
-      notifier: mailNotifier({
+      notifier: createMailNotifier({
         jobs: deps.jobs,
         mailer: deps.mailer,
         log: (err) => app.log.warn({ err }, 'booking mail failed'),
@@ -358,8 +368,8 @@ export async function createApp(deps: AppDeps) {
     clock,
   }
 
-  const vehicleTokensOf = vehicleTokens(tokens)
-  const microVehicles = micromobilityVehicles({
+  const vehicleTokensOf = createVehicleTokens(tokens)
+  const microVehicles = createMicromobilityVehicles({
     registry,
     callProvider,
     tokens,
@@ -381,7 +391,7 @@ export async function createApp(deps: AppDeps) {
   })
   const micro = {
     vehicles: microVehicles,
-    trips: micromobilityTrips({
+    trips: createMicromobilityTrips({
       registry,
       callProvider,
       repo: repos.trips,
@@ -393,7 +403,7 @@ export async function createApp(deps: AppDeps) {
     }),
     clock,
   }
-  const gbfs = gbfsOut({
+  const gbfs = createGbfsOut({
     registry,
     callProvider,
     secret: tokens.deriveKey(GBFS_VEHICLE_ID_PURPOSE),
@@ -402,7 +412,7 @@ export async function createApp(deps: AppDeps) {
     // A placeholder in a reserved domain (RFC 2606) says plainly that the operator has not named one.
     contactEmail: config.gbfsContactEmail ?? 'gbfs-contact-not-configured@example.invalid',
   })
-  const bookings = bookingList({ repo: bookingsListRepo(store.db), registry })
+  const bookings = createBookingList({ repo: createBookingsListRepo(store.db), registry })
 
   await app.register(
     async (api) => {

@@ -24,7 +24,7 @@ import { createTokenCipher, loadOrCreateTokenKeys } from './platform/tokens.ts'
 import { createTracing } from './platform/tracing.ts'
 import type { Store } from './store/db.ts'
 import { jobCounts } from './store/job-stats.ts'
-import { kvJournal } from './store/kv-journal.ts'
+import { createKvJournal } from './store/kv-journal.ts'
 import { openPglite } from './store/pglite.ts'
 import { openPostgres } from './store/postgres.ts'
 import { waitForDatabase } from './store/wait-for-database.ts'
@@ -97,7 +97,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const prefix = options.redisPrefix ?? 'mas:'
     // What lives an hour or longer (the sandbox providers' own records) is written through to the database too,
     // and put back should Redis come back without it.
-    const shared = redisKv(redis, prefix, { journal: kvJournal(store.db), now: () => clock().getTime() })
+    const shared = redisKv(redis, prefix, { journal: createKvJournal(store.db), now: () => clock().getTime() })
     // Started without Redis, the instance still starts: what needs Redis answers 503 until it is reachable.
     await shared.ready(REDIS_START_WAIT_MS)
     kv = shared
@@ -106,7 +106,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   } else {
     // One instance: shared state in memory, and what must outlive a restart (the sandbox providers' own records)
     // written through to the database.
-    const journal = kvJournal(store.db)
+    const journal = createKvJournal(store.db)
     const now = () => clock().getTime()
     kv = memoryKv({ now, journal, restored: await journal.load(now()) })
     rateLimiter = memoryRateLimiter()

@@ -1,8 +1,8 @@
 import { Type } from 'typebox'
 import type { TypedApp } from '../../app.ts'
 import type { CarBookings } from '../../domain/cars/bookings.ts'
-import type { carSearch } from '../../domain/cars/search.ts'
-import type { carStations } from '../../domain/cars/stations.ts'
+import type { CarSearch } from '../../domain/cars/search.ts'
+import type { CarStations } from '../../domain/cars/stations.ts'
 import { callerOf } from '../../http/caller.ts'
 import { created, ok } from '../../http/envelope.ts'
 import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
@@ -27,8 +27,8 @@ import {
 import { carSearchBody } from './search-body.ts'
 
 export interface CarRouteDeps {
-  search: ReturnType<typeof carSearch>
-  stations: ReturnType<typeof carStations>
+  search: CarSearch
+  stations: CarStations
   bookings: CarBookings
   clock: () => Date
 }

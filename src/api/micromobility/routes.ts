@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { TypedApp } from '../../app.ts'
 import type { MicromobilityTrips } from '../../domain/micromobility/trips.ts'
-import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
+import type { MicromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
 import { callerOf } from '../../http/caller.ts'
 import { created, ok } from '../../http/envelope.ts'
 import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
@@ -24,7 +24,7 @@ import {
 } from './schemas.ts'
 
 export interface MicromobilityRouteDeps {
-  vehicles: ReturnType<typeof micromobilityVehicles>
+  vehicles: MicromobilityVehicles
   trips: MicromobilityTrips
   clock: () => Date
 }

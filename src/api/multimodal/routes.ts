@@ -1,6 +1,6 @@
 import type { TypedApp } from '../../app.ts'
 import type { Registry } from '../../connectors/registry.ts'
-import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
+import type { MicromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
 import { createMultimodal, type Multimodal } from '../../domain/multimodal/index.ts'
 import type { CallProvider } from '../../domain/providers/calls.ts'
 import { callerOf } from '../../http/caller.ts'
@@ -109,7 +109,7 @@ export interface RegisterMultimodalDeps {
   registry: Registry
   callProvider: CallProvider
   /** The micromobility use case (POST /multimodal reuses its search). */
-  vehicles: ReturnType<typeof micromobilityVehicles>
+  vehicles: MicromobilityVehicles
   clock: () => Date
   /** The API prefix, `/mobility-api/v2`. */
   apiPrefix: string

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import type { TypedApp } from '../../app.ts'
 import type { PublicTransportAlerts } from '../../domain/public-transport/alerts.ts'
-import type { PublicTransportJourneysFn } from '../../domain/public-transport/index.ts'
+import type { PublicTransportJourneys } from '../../domain/public-transport/journeys.ts'
 import type { PublicTransportStops } from '../../domain/public-transport/stops.ts'
 import type { PublicTransportSubscriptions } from '../../domain/public-transport/subscriptions.ts'
 import type { PublicTransportTickets } from '../../domain/public-transport/tickets.ts'
@@ -35,7 +35,7 @@ import { transitVehicleRoutes } from './vehicle-routes.ts'
 
 export interface PublicTransportRouteDeps {
   stops: PublicTransportStops
-  journeys: PublicTransportJourneysFn
+  journeys: PublicTransportJourneys
   tickets: PublicTransportTickets
   subscriptions: PublicTransportSubscriptions
   alerts: PublicTransportAlerts

@@ -18,7 +18,7 @@ import type { CarBookingRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
 import {
   type AfterConfirmDeps,
-  followUps,
+  createFollowUps,
   ignoreNotFound,
   jobCaller,
   notRecorded,
@@ -133,7 +133,7 @@ const PROVIDER_UPDATE = 'updated by the provider'
 const usedKey = (nonce: string) => `cars:offer-used:${nonce}`
 const zr1Context = (caller: Caller) => `zr1|${caller.tenant.id}|${caller.environment}`
 
-export function carBookings(deps: BookingDeps) {
+export function createCarBookings(deps: BookingDeps) {
   /** Takes a lock, waiting up to a few seconds for another holder to finish. */
   const acquire = async (lock: string, owner: string) => {
     for (let waited = 0; waited < LOCK_WAIT_MS; waited += 50) {
@@ -304,7 +304,7 @@ export function carBookings(deps: BookingDeps) {
     }
   }
 
-  const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
+  const followUp = createFollowUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
 
   /** Schedules the write of an action's result; when not even that can be written, the client is told to retry. */
   async function recordLater(job: RecordBooking) {
@@ -756,4 +756,4 @@ export function carBookings(deps: BookingDeps) {
   }
 }
 
-export type CarBookings = ReturnType<typeof carBookings>
+export type CarBookings = ReturnType<typeof createCarBookings>

@@ -9,9 +9,9 @@ import { detail } from '../../platform/i18n/texts.ts'
 import { type Jobs, type JobsLogger, PermanentJobError } from '../../platform/jobs.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { TripRow } from '../../store/schema.ts'
-import type { tenantsRepo } from '../../store/tenants-repo.ts'
+import type { TenantsRepo } from '../../store/tenants-repo.ts'
 import type { TripChanges, TripsRepo } from '../../store/trips-repo.ts'
-import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
+import { createFollowUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
 import type { Publish } from '../event-publishing.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
 import type { Environment } from '../tenants/permissions.ts'
@@ -20,7 +20,7 @@ import { tripEventData, tripEvents } from './trip-events.ts'
 import { listTrips, type TripListQuery } from './trip-list.ts'
 import { minutesOf, presentTrip, priceBreakdown, type TripDetails } from './trip-view.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
-import type { micromobilityVehicles } from './vehicles.ts'
+import type { MicromobilityVehicles } from './vehicles.ts'
 
 const USER_LOCATION_RETENTION_MS = 24 * 3600 * 1000
 const PROVIDER_BUDGET_MS = 10_000
@@ -66,10 +66,10 @@ export interface TripsDeps {
   registry: Registry
   callProvider: CallProvider
   repo: TripsRepo
-  vehicles: ReturnType<typeof micromobilityVehicles>
+  vehicles: MicromobilityVehicles
   vehicleTokens: VehicleTokens
   jobs: Jobs
-  tenants: ReturnType<typeof tenantsRepo>
+  tenants: TenantsRepo
   clock: () => Date
   log: JobsLogger
   /** Seals the cursors of the trips list. */
@@ -85,7 +85,7 @@ const invalidState = (row: TripRow, expected: string) =>
 const ended = (row: TripRow) => permanentProviderError('TRIP_ENDED', undefined, { tripId: row.id, status: row.status })
 
 /** The trip state machine of spec 3.1 over stored trips, with provider commands through the connector. */
-export function micromobilityTrips(deps: TripsDeps) {
+export function createMicromobilityTrips(deps: TripsDeps) {
   const { clock } = deps
 
   /** Announces what a recorded change of a trip means (trip-events.ts), as the trip's tenant has its data kept. */
@@ -180,7 +180,7 @@ export function micromobilityTrips(deps: TripsDeps) {
     throw new ApiError('INVALID_REQUEST', undefined, { reason: 'CONCURRENT_CHANGE', tripId: row.id, retryable: true })
   }
 
-  const followUp = followUps({ jobs: deps.jobs, clock, log: deps.log })
+  const followUp = createFollowUps({ jobs: deps.jobs, clock, log: deps.log })
 
   async function recordTrip(job: RecordTrip) {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -685,4 +685,4 @@ export function micromobilityTrips(deps: TripsDeps) {
   }
 }
 
-export type MicromobilityTrips = ReturnType<typeof micromobilityTrips>
+export type MicromobilityTrips = ReturnType<typeof createMicromobilityTrips>

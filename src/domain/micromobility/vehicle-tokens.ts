@@ -15,7 +15,7 @@ export interface VehicleClaim {
   x: number
 }
 
-export function vehicleTokens(tokens: TokenCipher) {
+export function createVehicleTokens(tokens: TokenCipher) {
   return {
     issue(caller: Caller, providerId: string, vehicleId: string) {
       const validUntil = new Date(caller.now.getTime() + VEHICLE_TOKEN_TTL_MS)
@@ -53,4 +53,4 @@ export function vehicleTokens(tokens: TokenCipher) {
   }
 }
 
-export type VehicleTokens = ReturnType<typeof vehicleTokens>
+export type VehicleTokens = ReturnType<typeof createVehicleTokens>

@@ -7,7 +7,7 @@ import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
-import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
+import { createFollowUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
 import type { Publish } from '../event-publishing.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
@@ -43,7 +43,7 @@ interface RecordSubscription {
 }
 
 /** Subscription products (for example Deutschlandticket) and the tenant's subscriptions. Needs stored data. */
-export function publicTransportSubscriptions(deps: {
+export function createPublicTransportSubscriptions(deps: {
   stops: PublicTransportStops
   callProvider: CallProvider
   repo: PublicTransportRepo
@@ -200,7 +200,7 @@ export function publicTransportSubscriptions(deps: {
     return current
   }
 
-  const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
+  const followUp = createFollowUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
   const sellerFor = (caller: Caller, providerId: string) => {
     const p = sellers(caller).find((x) => x.entry.id === providerId)
     if (!p) throw new ApiError('PROVIDER_ERROR', undefined, { providerId, reason: 'PROVIDER_NOT_AVAILABLE' })
@@ -375,4 +375,4 @@ export function publicTransportSubscriptions(deps: {
   }
 }
 
-export type PublicTransportSubscriptions = ReturnType<typeof publicTransportSubscriptions>
+export type PublicTransportSubscriptions = ReturnType<typeof createPublicTransportSubscriptions>

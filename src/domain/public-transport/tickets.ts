@@ -10,7 +10,7 @@ import type { PtBookingRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
 import {
   type AfterConfirmDeps,
-  followUps,
+  createFollowUps,
   ignoreNotFound,
   jobCaller,
   notRecorded,
@@ -85,7 +85,7 @@ const inProgress = () =>
   new ApiError('INTERNAL_ERROR', undefined, { reason: 'BOOKING_IN_PROGRESS', retryable: true }, { status: 409 })
 
 /** Prebook, book, read, cancel and tickets of public-transport journeys (TOMP-like purchase and after-sales). */
-export function publicTransportTickets(deps: TicketDeps) {
+export function createPublicTransportTickets(deps: TicketDeps) {
   const ticketingOf = (caller: Caller, providerId: string, operation: 'PREBOOK' | 'BOOK' | 'CANCEL' | 'TICKETS') => {
     const p = deps.stops.providersOf(caller, 'STOPS').find((x) => x.entry.id === providerId)
     if (!p) throw new ApiError('NOT_FOUND', undefined, { resource: 'provider', provider: providerId })
@@ -212,7 +212,7 @@ export function publicTransportTickets(deps: TicketDeps) {
     return current
   }
 
-  const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
+  const followUp = createFollowUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
 
   async function recordTickets(job: RecordTickets) {
     const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, deps.clock())
@@ -522,4 +522,4 @@ export function publicTransportTickets(deps: TicketDeps) {
   }
 }
 
-export type PublicTransportTickets = ReturnType<typeof publicTransportTickets>
+export type PublicTransportTickets = ReturnType<typeof createPublicTransportTickets>
