@@ -285,3 +285,6 @@ export function createJobs(options: JobsOptions) {
 }
 
 export type Jobs = ReturnType<typeof createJobs>
+
+/** Job handlers by kind, as a service hands them to whoever registers them (services.ts). */
+export type JobHandlers = Record<string, JobHandler<never>>

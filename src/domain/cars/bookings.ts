@@ -11,6 +11,7 @@ import type { Registry } from '../../connectors/registry.ts'
 import { type CarConnector, isCarConnector, type Provider, type ProviderBooking } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
+import type { JobContext, JobHandlers } from '../../platform/jobs.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { CarBookingsRepo } from '../../store/car-bookings-repo.ts'
@@ -366,10 +367,6 @@ export function createCarBookings(deps: BookingDeps) {
   const watch = (job: WatchPending) =>
     watchAgain(deps.jobs, deps.clock, JOB_WATCH_PENDING, WATCH_JOB_ID.car(job.bookingId, job.round), job, job.round)
 
-  deps.jobs.register<UndoBooking>(JOB_UNDO_BOOKING, (payload, job) => undoBooking(payload, `${job.id}:${job.attempt}`))
-  deps.jobs.register<RecordBooking>(JOB_RECORD_BOOKING, (payload) => recordBooking(payload))
-  deps.jobs.register<WatchPending>(JOB_WATCH_PENDING, (payload) => watchPending(payload))
-
   /**
    * The booking an earlier attempt with this token made and could not record, while its undo has not run: the
    * retry takes it over rather than booking a second car. None when there is none or it was cancelled already.
@@ -391,7 +388,15 @@ export function createCarBookings(deps: BookingDeps) {
     return booked.status === 'CANCELLED' ? undefined : { booked, bookingId: undo.bookingId }
   }
 
+  /** The job handlers, by kind, for the app to register (services.ts). */
+  const jobHandlers: JobHandlers = {
+    [JOB_UNDO_BOOKING]: (payload: UndoBooking, job: JobContext) => undoBooking(payload, `${job.id}:${job.attempt}`),
+    [JOB_RECORD_BOOKING]: (payload: RecordBooking) => recordBooking(payload),
+    [JOB_WATCH_PENDING]: (payload: WatchPending) => watchPending(payload),
+  }
+
   return {
+    jobHandlers,
     /** POST /cars/offer-details: the offer again, with a fresh token of the same offer (not consumed) and its terms. */
     async offerDetails(offerToken: string, caller: Caller): Promise<OfferDetails> {
       const claim = deps.offerTokens.open(

@@ -3,7 +3,7 @@ import type { Subscription } from '../../api/public-transport/schemas.ts'
 import type { ProviderSubscription, SubscriptionHolder, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
-import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
+import type { JobHandlers, Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
@@ -235,10 +235,14 @@ export function createPublicTransportSubscriptions(deps: {
     }
   }
 
-  deps.jobs.register<UndoSubscription>(JOB_UNDO_SUBSCRIPTION, (payload) => undoSubscription(payload))
-  deps.jobs.register<RecordSubscription>(JOB_RECORD_SUBSCRIPTION, (payload) => recordSubscription(payload))
+  /** The job handlers, by kind, for the app to register (services.ts). */
+  const jobHandlers: JobHandlers = {
+    [JOB_UNDO_SUBSCRIPTION]: (payload: UndoSubscription) => undoSubscription(payload),
+    [JOB_RECORD_SUBSCRIPTION]: (payload: RecordSubscription) => recordSubscription(payload),
+  }
 
   return {
+    jobHandlers,
     async products(caller: Caller) {
       const providers = sellers(caller)
       const answers = await Promise.allSettled(

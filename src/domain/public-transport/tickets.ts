@@ -4,6 +4,7 @@ import type { Person, Price } from '../../api/shared/schemas.ts'
 import type { ProviderTicketBooking, TransitTicketing } from '../../connectors/types.ts'
 import { ApiError, isApiError } from '../../http/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
+import type { JobContext, JobHandlers } from '../../platform/jobs.ts'
 import type { Kv } from '../../platform/kv/types.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { PtBookingRow } from '../../store/schema.ts'
@@ -255,10 +256,6 @@ export function createPublicTransportTickets(deps: TicketDeps) {
       () => cancelAtProvider(job),
     )
 
-  deps.jobs.register<UndoTickets>(JOB_UNDO_TICKETS, (payload, job) => undoTickets(payload, `${job.id}:${job.attempt}`))
-  deps.jobs.register<RecordTickets>(JOB_RECORD_TICKETS, (payload) => recordTickets(payload))
-  deps.jobs.register<WatchTickets>(JOB_WATCH_TICKETS, (payload) => watchTickets(payload))
-
   /** Tickets an earlier attempt with this token bought and could not record, while their undo has not run. */
   async function leftOver(caller: Caller, p: PtProvider, ticketing: TransitTicketing, nonce: string) {
     const job = await deps.jobs.get(undoJobId(nonce))
@@ -299,7 +296,15 @@ export function createPublicTransportTickets(deps: TicketDeps) {
       })
     }
 
+  /** The job handlers, by kind, for the app to register (services.ts). */
+  const jobHandlers: JobHandlers = {
+    [JOB_UNDO_TICKETS]: (payload: UndoTickets, job: JobContext) => undoTickets(payload, `${job.id}:${job.attempt}`),
+    [JOB_RECORD_TICKETS]: (payload: RecordTickets) => recordTickets(payload),
+    [JOB_WATCH_TICKETS]: (payload: WatchTickets) => watchTickets(payload),
+  }
+
   return {
+    jobHandlers,
     async prebook(input: { offerToken?: string; offerTokens?: string[] }, caller: Caller) {
       if ((input.offerToken === undefined) === (input.offerTokens === undefined)) {
         // Either field will do, so the answer names both (issue 21).
