@@ -49,6 +49,9 @@ export interface JobsOptions {
   random?: () => number
 }
 
+/** A stored job whose payload is of a known shape. */
+export type JobOf<P extends object> = Omit<JobRow, 'payload'> & { payload: P }
+
 /** Thrown by a handler when trying again cannot help (a malformed payload): the job fails at once. */
 export class PermanentJobError extends Error {
   override name = 'PermanentJobError'
@@ -248,9 +251,10 @@ export function createJobs(options: JobsOptions) {
       return id
     },
 
-    async get(id: string): Promise<JobRow | undefined> {
+    /** The job `id`; `P` names the payload its kind's enqueuer wrote (the caller knows the kind by the id). */
+    async get<P extends object = Record<string, unknown>>(id: string): Promise<JobOf<P> | undefined> {
       const [row] = await db.select().from(jobs).where(eq(jobs.id, id))
-      return row
+      return row as JobOf<P> | undefined
     },
 
     runDue,

@@ -267,12 +267,7 @@ export function createCarBookings(deps: BookingDeps) {
         return presentBooking(row.id, p, fresh, 'STANDARD', { ...extras, driver: record.driver, notes: record.notes })
       }
       const write = () =>
-        deps.repo.update(
-          row.id,
-          row.version,
-          { status: fresh.status, record: record as unknown as Record<string, unknown>, statusHistory: history },
-          caller.now,
-        )
+        deps.repo.update(row.id, row.version, { status: fresh.status, record, statusHistory: history }, caller.now)
       // A read's write can wait for the next read. An action's result is the provider's already: written with
       // retries, else by a job, and answered as the provider has it meanwhile.
       const updated =
@@ -372,7 +367,7 @@ export function createCarBookings(deps: BookingDeps) {
    * retry takes it over rather than booking a second car. None when there is none or it was cancelled already.
    */
   async function leftOver(caller: Caller, p: Provider & { connector: CarConnector }, nonce: string) {
-    const job = await deps.jobs.get(undoJobId(nonce))
+    const job = await deps.jobs.get<UndoBooking>(undoJobId(nonce))
     if (!job || job.status === 'done') return undefined
     if (job.status === 'running') {
       throw new ApiError(
@@ -382,7 +377,7 @@ export function createCarBookings(deps: BookingDeps) {
         { status: 409 },
       )
     }
-    const undo = job.payload as unknown as UndoBooking
+    const undo = job.payload
     if (undo.providerId !== p.entry.id) return undefined
     const booked = await call(caller, p, 'getBooking', (c, ctx) => c.getBooking(undo.reference, ctx), true)
     return booked.status === 'CANCELLED' ? undefined : { booked, bookingId: undo.bookingId }
@@ -618,7 +613,7 @@ export function createCarBookings(deps: BookingDeps) {
                 providerReference: booked.reference,
                 status: booked.status,
                 tokenNonce: claim.n,
-                record: record as unknown as Record<string, unknown>,
+                record,
                 statusHistory: history,
                 // The service's clock, as every later write uses (not the database's).
                 createdAt: caller.now,

@@ -44,7 +44,7 @@ export interface RecordTrip {
   /** The status the transition started from: a trip that moved on since is left alone. */
   from: TripRow['status']
   changes: Record<string, unknown>
-  details?: Record<string, unknown>
+  details?: Partial<TripDetails>
 }
 
 /** The time columns of a trip, which a job's JSON payload carries as ISO strings. */
@@ -141,9 +141,7 @@ export function createTripCore(deps: TripsDeps) {
     let current = row
     for (let attempt = 0; attempt < 5; attempt++) {
       const base = current
-      const merged = details
-        ? { ...changes, details: { ...(base.details as object), ...details } as Record<string, unknown> }
-        : changes
+      const merged = details ? { ...changes, details: { ...base.details, ...details } } : changes
       let updated: TripRow | undefined
       try {
         updated = await retryWrite(() => repo.update(base, merged, clock()))
@@ -187,7 +185,7 @@ export function createTripCore(deps: TripsDeps) {
       const changes = reviveChanges(job.changes)
       const updated = await repo.update(
         current,
-        job.details ? { ...changes, details: { ...(current.details as object), ...job.details } } : changes,
+        job.details ? { ...changes, details: { ...current.details, ...job.details } } : changes,
         clock(),
       )
       if (updated) return
@@ -261,7 +259,7 @@ export function createTripCore(deps: TripsDeps) {
       {
         status: 'CANCELLED',
         details: {
-          ...(row.details as object),
+          ...row.details,
           cancelledAt: row.reservedUntil.toISOString(),
           cancellationReason: 'RESERVATION_EXPIRED',
         },

@@ -16,7 +16,6 @@ import {
   type TripsDeps,
   type UndoTrip,
 } from './trip-core.ts'
-import type { TripDetails } from './trip-view.ts'
 
 /** The jobs of trips, by kind: vehicle actions, reservation expiry, erasure of the rider's location, follow-ups. */
 export function tripJobHandlers(deps: TripsDeps, core: TripCore): JobHandlers {
@@ -47,7 +46,7 @@ export function tripJobHandlers(deps: TripsDeps, core: TripCore): JobHandlers {
       for (let attempt = 0; attempt < 5; attempt++) {
         const current = await repo.findById(tripId)
         if (!current) return
-        const d = current.details as unknown as TripDetails
+        const d = current.details
         const lastAction = {
           action,
           status,
@@ -61,7 +60,7 @@ export function tripJobHandlers(deps: TripsDeps, core: TripCore): JobHandlers {
           current,
           {
             ...changes(current),
-            ...(stillCurrent ? { details: { ...d, lastAction } as unknown as Record<string, unknown> } : {}),
+            ...(stillCurrent ? { details: { ...d, lastAction } } : {}),
           },
           clock(),
         )
@@ -132,13 +131,13 @@ export function tripJobHandlers(deps: TripsDeps, core: TripCore): JobHandlers {
     const row = await repo.findById(String(payload.tripId))
     if (!row?.userLocation || !row.userLocationUntil || row.userLocationUntil.getTime() > clock().getTime()) return
     // The rider's position was also the start location: the vehicle's own position replaces it.
-    const d = row.details as unknown as TripDetails
+    const d = row.details
     await repo.update(
       row,
       {
         userLocation: null,
         userLocationUntil: null,
-        details: { ...d, startLocation: d.vehicleStartLocation } as unknown as Record<string, unknown>,
+        details: { ...d, startLocation: d.vehicleStartLocation },
       },
       clock(),
     )

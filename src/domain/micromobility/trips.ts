@@ -82,7 +82,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
           providerReference: reference,
           vehicleId: vehicle.vehicleId,
           status: 'RESERVED',
-          details: { ...details, reservedAt: now.toISOString() } as unknown as Record<string, unknown>,
+          details: { ...details, reservedAt: now.toISOString() },
           reservedUntil,
           // The service's clock, as every later write uses (the list's order, newest first).
           createdAt: now,
@@ -115,7 +115,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
           ...details,
           startLocation: request.userLocation ? pick(request.userLocation) : started.location,
           vehicleStartLocation: started.location,
-        } as unknown as Record<string, unknown>,
+        },
         startedAt: now,
         ...userLocation(request, now),
         createdAt: now,
@@ -142,7 +142,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
       const row = await load(caller, request.tripId)
       if (row.status === 'COMPLETED' || row.status === 'CANCELLED') throw ended(row)
       if (row.status !== 'RESERVED') throw invalidState(row, 'RESERVED')
-      const d = row.details as unknown as TripDetails
+      const d = row.details
       if (request.scannedQrCode !== undefined && request.scannedQrCode !== d.qrCode) {
         throw new ApiError('VEHICLE_MISMATCH', undefined, {
           scannedQrCode: request.scannedQrCode,
@@ -171,7 +171,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
           {
             status: 'CANCELLED',
             details: {
-              ...(row.details as object),
+              ...row.details,
               cancelledAt: caller.now.toISOString(),
               cancellationReason: 'RESERVATION_EXPIRED',
             },
@@ -225,7 +225,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
       while (Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, ACTION_POLL_MS))
         const current = await repo.findById(tripId)
-        const last = (current?.details as unknown as TripDetails | undefined)?.lastAction
+        const last = current?.details.lastAction
         if (!last || last.acceptedAt !== acceptedAt || last.action !== action) break
         if (last.status === 'QUEUED') continue
         if (last.status === 'FAILED' && last.error?.startsWith('PROVIDER_ERROR')) {
@@ -250,7 +250,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
       const now = caller.now
       const paused = row.pausedSince ? now.getTime() - row.pausedSince.getTime() : 0
       const closed = { ...row, endedAt: now, pausedSince: null, pausedMs: row.pausedMs + Math.max(0, paused) }
-      const d = row.details as unknown as TripDetails
+      const d = row.details
       const breakdown = d.pricingPlan ? priceBreakdown(d.pricingPlan, minutesOf(closed, now)) : undefined
       const updated = await save(
         row,

@@ -315,7 +315,8 @@ export function createMultimodalTiles(deps: TileDeps) {
         const rules = zone.rules[0]
         features.push({
           type: 'Feature',
-          geometry: zone.geometry as unknown as Geometry,
+          // The API shape types coordinates loosely (unknown[]); the connectors hand GeoJSON Polygons and MultiPolygons.
+          geometry: zone.geometry as Geometry,
           properties: props({
             kind: 'ZONE',
             id: zone.id,

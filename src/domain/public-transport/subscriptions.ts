@@ -319,7 +319,7 @@ export function createPublicTransportSubscriptions(deps: {
           productName: product.name,
           providerName: p.entry.name,
           subscription: created,
-        } as unknown as Record<string, unknown>,
+        },
       }
       const row = await retryWrite(
         () => deps.repo.insertSubscription(newRow),

@@ -258,10 +258,10 @@ export function createPublicTransportTickets(deps: TicketDeps) {
 
   /** Tickets an earlier attempt with this token bought and could not record, while their undo has not run. */
   async function leftOver(caller: Caller, p: PtProvider, ticketing: TransitTicketing, nonce: string) {
-    const job = await deps.jobs.get(undoJobId(nonce))
+    const job = await deps.jobs.get<UndoTickets>(undoJobId(nonce))
     if (!job || job.status === 'done') return undefined
     if (job.status === 'running') throw inProgress()
-    const undo = job.payload as unknown as UndoTickets
+    const undo = job.payload
     if (undo.providerId !== p.entry.id) return undefined
     const booked = await call(caller, p, 'getBooking', (ctx) => ticketing.getBooking(undo.reference, ctx))
     return booked.status === 'CANCELLED' ? undefined : { booked, bookingId: undo.bookingId }
@@ -441,7 +441,7 @@ export function createPublicTransportTickets(deps: TicketDeps) {
               providerReference: booked.reference,
               status: booked.status,
               tokenNonce: claim.n,
-              record: { customer: input.traveller, booking: booked } as unknown as Record<string, unknown>,
+              record: { customer: input.traveller, booking: booked },
               statusHistory: history,
               // The service's clock, as every later write uses (GET /bookings' order, newest first).
               createdAt: caller.now,
