@@ -15,33 +15,10 @@ import { publicTransportRoutes } from './api/public-transport/routes.ts'
 import { adminWebhookRoutes } from './api/webhooks/admin-routes.ts'
 import { openapiWebhooks, WEBHOOKS_GUIDE } from './api/webhooks/guide.ts'
 import { webhookRoutes } from './api/webhooks/routes.ts'
-import type { Config } from './config.ts'
-import type { Registry } from './connectors/registry.ts'
-import type { Resilience } from './connectors/resilience.ts'
 import { ApiError } from './contract/errors.ts'
-import { bookingList } from './domain/bookings/list.ts'
-import { carBookings } from './domain/cars/bookings.ts'
-import { mailNotifier } from './domain/cars/notifications.ts'
-import { offerTokens } from './domain/cars/offer-tokens.ts'
-import { carSearch } from './domain/cars/search.ts'
-import { carStations } from './domain/cars/stations.ts'
-import { eventPublisher } from './domain/event-publishing.ts'
-import type { EventSink } from './domain/events.ts'
-import type { Geocoder } from './domain/geocoding/index.ts'
-import { gbfsOut } from './domain/micromobility/gbfs-out.ts'
-import { GBFS_VEHICLE_ID_PURPOSE } from './domain/micromobility/gbfs-out-ids.ts'
-import { micromobilityTrips } from './domain/micromobility/trips.ts'
-import { vehicleTokens } from './domain/micromobility/vehicle-tokens.ts'
-import { micromobilityVehicles } from './domain/micromobility/vehicles.ts'
-import { providerCaller } from './domain/providers/calls.ts'
-import { createPublicTransport } from './domain/public-transport/index.ts'
-import { keyResolver } from './domain/tenants/key-resolver.ts'
 import { randomString } from './domain/tenants/keys.ts'
-import { tenantService } from './domain/tenants/service.ts'
-import { createWebhooks } from './domain/webhooks/index.ts'
-import type { HostResolver } from './domain/webhooks/url-policy.ts'
 import { installAuth } from './http/auth.ts'
-import { authFailures } from './http/auth-failures.ts'
+import { createAuthFailures } from './http/auth-failures.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { createIdempotency } from './http/idempotency.ts'
@@ -52,22 +29,12 @@ import { lazySerializers } from './http/serialization.ts'
 import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
 import { traceRequests } from './http/tracing.ts'
 import { validatorCompiler } from './http/validation.ts'
-import type { Jobs } from './platform/jobs.ts'
-import type { Kv, Locks, RateLimiter } from './platform/kv/types.ts'
+import type { Locks, RateLimiter } from './platform/kv/types.ts'
 import type { LoadGuard } from './platform/load-guard.ts'
-import type { Mailer } from './platform/mail.ts'
 import type { Metrics } from './platform/metrics.ts'
 import type { ReadinessChecks } from './platform/readiness.ts'
-import type { SessionStore } from './platform/sessions/types.ts'
-import type { TokenCipher } from './platform/tokens.ts'
-import type { Tracing } from './platform/tracing.ts'
-import { bookingsListRepo } from './store/bookings-list-repo.ts'
-import { carBookingsRepo } from './store/car-bookings-repo.ts'
-import type { Store } from './store/db.ts'
-import { idempotencyRepo } from './store/idempotency-repo.ts'
-import { publicTransportRepo } from './store/public-transport-repo.ts'
-import { tenantsRepo } from './store/tenants-repo.ts'
-import { tripsRepo } from './store/trips-repo.ts'
+import { createServices, registerJobHandlers, type ServicesDeps } from './services.ts'
+import { createIdempotencyRepo } from './store/idempotency-repo.ts'
 import './http/context.ts'
 import { detail } from './platform/i18n/texts.ts'
 
@@ -75,44 +42,17 @@ export const API_PREFIX = '/mobility-api/v2'
 export const ADMIN_PREFIX = '/admin/v1'
 export const API_VERSION = '2.0.0-beta.1'
 
-export interface AppDeps {
-  config: Config
-  store: Store
-  kv: Kv
-  /** Car search sessions, bounded (memory or Redis). */
-  sessions: SessionStore
+/** What the app is built from: the services' dependencies and what the HTTP server itself needs. */
+export interface AppDeps extends ServicesDeps {
   /** Says when to refuse work before memory runs out. */
   loadGuard: LoadGuard
   locks: Locks
   rateLimiter: RateLimiter
-  tokens: TokenCipher
-  registry: Registry
-  /** Deadline, breaker, bulkhead and retries around every connector call. */
-  resilience: Resilience
   metrics: Metrics
-  jobs: Jobs
-  mailer: Mailer
-  geocoder: Geocoder
-  clock: () => Date
   /** Pino options, or false for silence (tests). */
   logger: boolean | Record<string, unknown>
   /** What GET /ready checks (the store, Redis when configured); read at each request. */
   readiness?: ReadinessChecks
-  /** Traces (OTLP), when configured. */
-  tracing?: Tracing
-  /** Wraps the repositories of bookings, trips and tickets (tests put a store that fails at a chosen moment here). */
-  wrapRepos?: (repos: Repos) => Repos
-  /** Where status changes go once recorded (webhooks); default: nowhere. */
-  events?: EventSink
-  /** How webhook deliveries resolve host names (default: the system's resolver; tests play DNS rebinding here). */
-  resolveHost?: HostResolver
-}
-
-/** The repositories the booking flows write to after a provider's confirmation. */
-export interface Repos {
-  carBookings: ReturnType<typeof carBookingsRepo>
-  trips: ReturnType<typeof tripsRepo>
-  publicTransport: ReturnType<typeof publicTransportRepo>
 }
 
 export type App = FastifyInstance
@@ -131,7 +71,7 @@ const isJson = (text: string) => {
 }
 
 export async function createApp(deps: AppDeps) {
-  const { config, store, kv, rateLimiter, clock, metrics, registry, tokens } = deps
+  const { config, store, kv, rateLimiter, clock, metrics, registry } = deps
   // Request ids: a random prefix per instance and a counter; unique across instances, and cheap on the hot path.
   const idPrefix = `req_${randomString(8)}`
   let requestCounter = 0
@@ -245,10 +185,10 @@ export async function createApp(deps: AppDeps) {
 
   installErrorHandling(app, allowedMethods)
 
-  const repo = tenantsRepo(store.db)
-  const keys = keyResolver({ repo, kv, clock })
-  const tenants = tenantService({ repo, clock, providerIds: () => registry.ids(), onChange: () => keys.invalidate() })
-  const failures = authFailures({
+  const services = createServices(deps, app.log)
+  const { tenants, keys, webhooks } = services
+  registerJobHandlers(deps.jobs, services)
+  const failures = createAuthFailures({
     rateLimiter,
     kv,
     clock,
@@ -256,7 +196,7 @@ export async function createApp(deps: AppDeps) {
   })
   installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
   const idempotency = createIdempotency({
-    repo: idempotencyRepo(store.db),
+    repo: createIdempotencyRepo(store.db),
     jobs: deps.jobs,
     clock,
     // A request runs no longer than its provider calls' budget; the margin covers the rest of its work.
@@ -267,25 +207,8 @@ export async function createApp(deps: AppDeps) {
   idempotency.install(app)
   idempotency.registerSweep()
 
-  // Webhooks: the sink every domain service publishes status changes to, and the jobs that deliver them.
-  const webhooks = createWebhooks({
-    db: store.db,
-    jobs: deps.jobs,
-    tokens,
-    clock,
-    allowPrivate: config.webhooksAllowPrivate,
-    log: app.log,
-    tenantExists: async (tenantId) => (await repo.findTenant(tenantId)) !== undefined,
-    resolveHost: deps.resolveHost,
-  })
-  for (const [kind, handler] of Object.entries(webhooks.jobHandlers)) deps.jobs.register(kind, handler)
   await webhooks.start().catch((error: unknown) => app.log.warn({ err: error }, 'could not schedule webhook upkeep'))
   app.addHook('onClose', () => webhooks.close())
-  // Status changes go to the tenant's webhooks; a sink given in the deps (tests) hears them too.
-  const extraSink = deps.events
-  const events: EventSink = extraSink
-    ? { publish: async (event) => void (await Promise.all([extraSink.publish(event), webhooks.sink.publish(event)])) }
-    : webhooks.sink
 
   const serveDocument = await registerApiDocument(app, {
     apiPrefix: API_PREFIX,
@@ -307,110 +230,21 @@ export async function createApp(deps: AppDeps) {
     schemas: components.all,
   })
 
-  const callProvider = providerCaller(deps.resilience, deps.tracing)
-  const plainRepos: Repos = {
-    carBookings: carBookingsRepo(store.db),
-    trips: tripsRepo(store.db),
-    publicTransport: publicTransportRepo(store.db),
-  }
-  const repos = deps.wrapRepos ? deps.wrapRepos(plainRepos) : plainRepos
-  const followUpDeps = { jobs: deps.jobs, tenants: repo, clock, log: app.log }
-  // Status changes of bookings, trips, tickets and subscriptions, published once recorded (DECISIONS "Safe retries
-  // and push"); a sink that fails is logged and never fails the request or job.
-  const publish = eventPublisher(events, app.log)
-  const offers = offerTokens(tokens)
-  const cars = {
-    search: carSearch({
-      registry,
-      callProvider,
-      sessions: deps.sessions,
-      tokens,
-      offerTokens: offers,
-      geocoder: deps.geocoder,
-      searchTimeoutMs: config.searchTimeoutMs,
-      offerTokenTtlSeconds: config.offerTokenTtlSeconds,
-    }),
-    stations: carStations({ registry, callProvider, tokens, timeoutMs: Math.min(config.searchTimeoutMs, 10_000) }),
-    bookings: carBookings({
-      registry,
-      callProvider,
-      kv,
-      tokens,
-      offerTokens: offers,
-      repo: repos.carBookings,
-      offerTokenTtlSeconds: config.offerTokenTtlSeconds,
-      ...followUpDeps,
-      notifier: mailNotifier({
-        jobs: deps.jobs,
-        mailer: deps.mailer,
-        log: (err) => app.log.warn({ err }, 'booking mail failed'),
-      }),
-      publish,
-    }),
-    clock,
-  }
-
-  const vehicleTokensOf = vehicleTokens(tokens)
-  const microVehicles = micromobilityVehicles({
-    registry,
-    callProvider,
-    tokens,
-    vehicleTokens: vehicleTokensOf,
-    timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
-  })
-  const publicTransport = createPublicTransport({
-    registry,
-    callProvider,
-    tokens,
-    offerTokens: offers,
-    kv,
-    geocoder: deps.geocoder,
-    repo: repos.publicTransport,
-    ...followUpDeps,
-    timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
-    offerTokenTtlSeconds: config.offerTokenTtlSeconds,
-    publish,
-  })
-  const micro = {
-    vehicles: microVehicles,
-    trips: micromobilityTrips({
-      registry,
-      callProvider,
-      repo: repos.trips,
-      vehicles: microVehicles,
-      vehicleTokens: vehicleTokensOf,
-      ...followUpDeps,
-      tokens,
-      publish,
-    }),
-    clock,
-  }
-  const gbfs = gbfsOut({
-    registry,
-    callProvider,
-    secret: tokens.deriveKey(GBFS_VEHICLE_ID_PURPOSE),
-    clock,
-    timeoutMs: Math.min(config.searchTimeoutMs, 10_000),
-    // A placeholder in a reserved domain (RFC 2606) says plainly that the operator has not named one.
-    contactEmail: config.gbfsContactEmail ?? 'gbfs-contact-not-configured@example.invalid',
-  })
-  const bookings = bookingList({ repo: bookingsListRepo(store.db), registry })
-
   await app.register(
     async (api) => {
       const typed = api.withTypeProvider<TypeBoxTypeProvider>()
       accountRoutes(typed)
       providerRoutes(typed, { registry })
-      carRoutes(typed, cars)
-      micromobilityRoutes(typed, micro)
-      gbfsRoutes(typed, { gbfs, clock, apiPrefix: API_PREFIX })
-      publicTransportRoutes(typed, { ...publicTransport, clock })
-      bookingRoutes(typed, { bookings, clock })
+      carRoutes(typed, { ...services.cars, clock })
+      micromobilityRoutes(typed, { ...services.micromobility, clock })
+      gbfsRoutes(typed, { gbfs: services.gbfs, clock, apiPrefix: API_PREFIX })
+      publicTransportRoutes(typed, { ...services.publicTransport, clock })
+      bookingRoutes(typed, { bookings: services.bookings, clock })
       webhookRoutes(typed, { endpoints: webhooks.endpoints })
     },
     { prefix: API_PREFIX },
   )
-  await registerMultimodal(app, { registry, callProvider, vehicles: microVehicles, clock, apiPrefix: API_PREFIX })
+  await registerMultimodal(app, { multimodal: services.multimodal, clock, apiPrefix: API_PREFIX })
   await app.register(
     async (admin) => {
       const typed = admin.withTypeProvider<TypeBoxTypeProvider>()
@@ -421,5 +255,5 @@ export async function createApp(deps: AppDeps) {
   )
   operationsRoutes(app, { metrics, apiPrefix: API_PREFIX, readiness: deps.readiness ?? {}, document: serveDocument })
 
-  return Object.assign(app, { services: { tenants, keys, idempotency, events, webhooks } })
+  return Object.assign(app, { services: { ...services, idempotency } })
 }

@@ -23,7 +23,7 @@ import { createTracing } from './platform/tracing.ts'
 import type { Store } from './store/db.ts'
 import { jobCounts } from './store/job-stats.ts'
 import { createJobs } from './store/jobs.ts'
-import { kvJournal } from './store/kv-journal.ts'
+import { createKvJournal } from './store/kv-journal.ts'
 import { sql } from './store/orm.ts'
 import { openPglite } from './store/pglite.ts'
 import { embeddedDatabaseDir } from './store/pglite-database.ts'
@@ -98,7 +98,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const prefix = options.redisPrefix ?? 'mas:'
     // What lives an hour or longer (the sandbox providers' own records) is written through to the database too,
     // and put back should Redis come back without it.
-    const shared = redisKv(redis, prefix, { journal: kvJournal(store.db), now: () => clock().getTime() })
+    const shared = redisKv(redis, prefix, { journal: createKvJournal(store.db), now: () => clock().getTime() })
     // Started without Redis, the instance still starts: what needs Redis answers 503 until it is reachable.
     await shared.ready(REDIS_START_WAIT_MS)
     kv = shared
@@ -107,7 +107,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   } else {
     // One instance: shared state in memory, and what must outlive a restart (the sandbox providers' own records)
     // written through to the database.
-    const journal = kvJournal(store.db)
+    const journal = createKvJournal(store.db)
     const now = () => clock().getTime()
     kv = memoryKv({ now, journal, restored: await journal.load(now()) })
     rateLimiter = memoryRateLimiter()

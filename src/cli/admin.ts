@@ -8,14 +8,14 @@ import { ConfigError, loadConfig } from '../config.ts'
 import { ApiKeyCreate, TenantCreate, TenantUpdate } from '../contract/admin.ts'
 import { OffsetQuery } from '../contract/common.ts'
 import { ApiError, isApiError } from '../contract/errors.ts'
-import { keyResolver } from '../domain/tenants/key-resolver.ts'
-import { tenantService } from '../domain/tenants/service.ts'
+import { createKeyResolver } from '../domain/tenants/key-resolver.ts'
+import { createTenantService } from '../domain/tenants/service.ts'
 import { validationDetails } from '../http/error-handler.ts'
 import { validatorCompiler } from '../http/validation.ts'
 import { errorMessage } from '../platform/i18n/index.ts'
 import { localizeDetails } from '../platform/i18n/texts.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
-import { tenantsRepo } from '../store/tenants-repo.ts'
+import { createTenantsRepo } from '../store/tenants-repo.ts'
 import { type Command, flagFor, parseCommand, USAGE, UsageError } from './args.ts'
 
 type Issues = Parameters<typeof validationDetails>[0]
@@ -59,9 +59,9 @@ function check(command: Command): void {
 
 async function execute(command: Exclude<Command, { kind: 'help' }>, runtime: Runtime): Promise<unknown> {
   // As in createApp: the key cache's epoch moves on every change, so running instances sharing REDIS_URL see it.
-  const repo = tenantsRepo(runtime.store.db)
-  const keys = keyResolver({ repo, kv: runtime.kv, clock: runtime.clock })
-  const tenants = tenantService({
+  const repo = createTenantsRepo(runtime.store.db)
+  const keys = createKeyResolver({ repo, kv: runtime.kv, clock: runtime.clock })
+  const tenants = createTenantService({
     repo,
     clock: runtime.clock,
     providerIds: () => runtime.registry.ids(),

@@ -106,7 +106,7 @@ export interface UndoAtProvider {
  * skips asking the store whether the record landed after all: it just failed to write it, and is down), and a
  * failure is logged for the operator with everything needed to finish it by hand.
  */
-export function followUps({ jobs, clock, log }: FollowUpDeps) {
+export function createFollowUps({ jobs, clock, log }: FollowUpDeps) {
   return async function schedule(
     kind: string,
     id: string,
@@ -143,7 +143,7 @@ export function followUps({ jobs, clock, log }: FollowUpDeps) {
   }
 }
 
-export type FollowUps = ReturnType<typeof followUps>
+export type FollowUps = ReturnType<typeof createFollowUps>
 
 /** Fields of a job's payload that find the record (at the provider too) and hold nothing personal: what logs may show. */
 const TRACEABLE = [

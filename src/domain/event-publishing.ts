@@ -46,7 +46,7 @@ export type Publish = (
  * and statuses only). A sink that fails is logged (with ids only) and never fails the caller: the change is recorded
  * already, and the request or job that made it goes on.
  */
-export function eventPublisher(sink: EventSink, log: JobsLogger): Publish {
+export function createEventPublisher(sink: EventSink, log: JobsLogger): Publish {
   return async (type, tenant, environment, data) => {
     const full = data as Record<string, unknown>
     const payload = tenant.dataRetention === 'NONE' ? idsAndStatuses(full) : full

@@ -43,7 +43,7 @@ export function clientKey(ip: string): string {
  * the shared store says until when it is refused; requests from it are then answered 429 before any key is looked
  * at, which leaves a guesser nothing to learn and costs no database read.
  */
-export function authFailures({
+export function createAuthFailures({
   rateLimiter,
   kv,
   clock,
@@ -80,4 +80,4 @@ export function authFailures({
   }
 }
 
-export type AuthFailures = ReturnType<typeof authFailures>
+export type AuthFailures = ReturnType<typeof createAuthFailures>

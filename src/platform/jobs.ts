@@ -48,11 +48,15 @@ export interface JobRecord {
   createdAt: Date
 }
 
+/** A stored job whose payload is of a known shape. */
+export type JobOf<P extends object> = Omit<JobRecord, 'payload'> & { payload: P }
+
 export interface Jobs {
   register<P = Record<string, unknown>>(kind: string, handler: JobHandler<P>): void
   /** Adds a pending job; returns its id. With an explicit `id` that exists already, nothing changes. */
   enqueue(kind: string, payload: object, options?: EnqueueOptions): Promise<string>
-  get(id: string): Promise<JobRecord | undefined>
+  /** The job `id`; `P` names the payload its kind's enqueuer wrote (the caller knows the kind by the id). */
+  get<P extends object = Record<string, unknown>>(id: string): Promise<JobOf<P> | undefined>
   /** Claims and runs the due jobs once; resolves with how many ran. */
   runDue(limit?: number): Promise<number>
   /**
@@ -86,3 +90,6 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   const jitter = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0
   return Math.round(base * (1 - 0.2 * jitter))
 }
+
+/** Job handlers by kind, as a service hands them to whoever registers them (services.ts). */
+export type JobHandlers = Record<string, JobHandler<never>>

@@ -10,7 +10,7 @@ export type ListedBooking = { type: 'CAR'; row: CarBookingRow } | { type: 'PUBLI
  * GET /bookings: car and public-transport bookings of one tenant and environment in one list, newest first (ties by
  * id, as the car bookings' list always had), paged by offset.
  */
-export function bookingsListRepo(db: Db) {
+export function createBookingsListRepo(db: Db) {
   const branches = (tenantId: string, environment: string, types: readonly BookingType[]) =>
     [
       types.includes('CAR') &&
@@ -73,4 +73,4 @@ export function bookingsListRepo(db: Db) {
   }
 }
 
-export type BookingsListRepo = ReturnType<typeof bookingsListRepo>
+export type BookingsListRepo = ReturnType<typeof createBookingsListRepo>

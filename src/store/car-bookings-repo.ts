@@ -5,7 +5,7 @@ import { type CarBookingRow, carBookings } from './schema.ts'
 export type NewCarBooking = typeof carBookings.$inferInsert
 
 /** Stored car bookings (retention STANDARD), always read within one tenant and environment. */
-export function carBookingsRepo(db: Db) {
+export function createCarBookingsRepo(db: Db) {
   return {
     /** Inserts unless a booking of the same token exists; undefined then (one booking per token). */
     async insert(row: NewCarBooking): Promise<CarBookingRow | undefined> {
@@ -65,4 +65,4 @@ export function carBookingsRepo(db: Db) {
   }
 }
 
-export type CarBookingsRepo = ReturnType<typeof carBookingsRepo>
+export type CarBookingsRepo = ReturnType<typeof createCarBookingsRepo>

@@ -32,7 +32,7 @@ const SWEEP_BATCH = 5000
  * Idempotency keys (see `idempotencyKeys`). Times come from the caller's clock, not the database's, so tests can
  * move time; the same statements run on PGlite and PostgreSQL.
  */
-export function idempotencyRepo(db: Db) {
+export function createIdempotencyRepo(db: Db) {
   return {
     /**
      * Takes the key for this request in one statement: a new row, or one whose 24 hours are over, or one whose
@@ -115,4 +115,4 @@ export function idempotencyRepo(db: Db) {
   }
 }
 
-export type IdempotencyRepo = ReturnType<typeof idempotencyRepo>
+export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>

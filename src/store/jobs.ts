@@ -5,6 +5,7 @@ import {
   type EnqueueOptions,
   type JobContext,
   type JobHandler,
+  type JobOf,
   type Jobs,
   type JobsLogger,
   PermanentJobError,
@@ -206,9 +207,9 @@ export function createJobs(options: JobsOptions): Jobs {
       return id
     },
 
-    async get(id: string): Promise<JobRow | undefined> {
+    async get<P extends object = Record<string, unknown>>(id: string): Promise<JobOf<P> | undefined> {
       const [row] = await db.select().from(jobs).where(eq(jobs.id, id))
-      return row
+      return row as JobOf<P> | undefined
     },
 
     runDue,

@@ -12,7 +12,7 @@ const HIGHER_COUNT = sql`length(excluded.value) > length(${kvEntries.value})
   OR ${kvEntries.expiresAt} <= now()`
 
 /** The durable entries of the key-value store (in memory or in Redis), in the database (see `kvEntries`). */
-export function kvJournal(db: Db): KvJournal {
+export function createKvJournal(db: Db): KvJournal {
   return {
     async load(nowMs) {
       const now = new Date(nowMs)

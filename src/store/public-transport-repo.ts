@@ -3,7 +3,7 @@ import { and, count, desc, eq, sql } from './orm.ts'
 import { type PtBookingRow, ptBookings, type SubscriptionRow, subscriptions } from './schema.ts'
 
 /** Public-transport bookings and subscriptions, always read within one tenant and environment. */
-export function publicTransportRepo(db: Db) {
+export function createPublicTransportRepo(db: Db) {
   const mine = <T extends typeof ptBookings | typeof subscriptions>(table: T, tenantId: string, environment: string) =>
     and(eq(table.tenantId, tenantId), eq(table.environment, environment as 'live'))
   return {
@@ -83,4 +83,4 @@ export function publicTransportRepo(db: Db) {
   }
 }
 
-export type PublicTransportRepo = ReturnType<typeof publicTransportRepo>
+export type PublicTransportRepo = ReturnType<typeof createPublicTransportRepo>

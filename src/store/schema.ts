@@ -1,4 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, sql, text, timestamp } from './orm.ts'
+import type { CarBookingRecord, TripDetails } from './records.ts'
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
 
@@ -62,7 +63,7 @@ export const carBookings = pgTable(
     /** The prebooked token's nonce: one booking per token, whichever instance takes it. */
     tokenNonce: text('token_nonce').notNull().unique(),
     /** The booking as last known: vehicle, locations, period, prices, policies, driver, upsells. */
-    record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+    record: jsonb('record').$type<CarBookingRecord>().notNull(),
     statusHistory: jsonb('status_history').$type<{ status: string; time: string; reason?: string }[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -112,7 +113,7 @@ export const micromobilityTrips = pgTable(
     vehicleId: text('vehicle_id').notNull(),
     status: text('status', { enum: ['RESERVED', 'ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED'] }).notNull(),
     /** Vehicle description, pricing plan, locations, last action: what the trip shows besides its status and times. */
-    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    details: jsonb('details').$type<TripDetails>().notNull(),
     /** The rider's position at start; erased 24 hours after it was given. */
     userLocation: jsonb('user_location').$type<{
       latitude: number

@@ -6,7 +6,7 @@ export type NewTenant = typeof tenants.$inferInsert
 export type NewApiKey = typeof apiKeys.$inferInsert
 
 /** Tenants and their API keys; the only module that queries those tables. */
-export function tenantsRepo(db: Db) {
+export function createTenantsRepo(db: Db) {
   return {
     async insertTenant(row: NewTenant): Promise<TenantRow> {
       const [created] = await db.insert(tenants).values(row).returning()
@@ -76,4 +76,4 @@ export function tenantsRepo(db: Db) {
   }
 }
 
-export type TenantsRepo = ReturnType<typeof tenantsRepo>
+export type TenantsRepo = ReturnType<typeof createTenantsRepo>

@@ -6,7 +6,7 @@ export type NewTrip = typeof micromobilityTrips.$inferInsert
 export type TripChanges = Partial<Omit<NewTrip, 'id' | 'tenantId' | 'environment' | 'version' | 'createdAt'>>
 
 /** Micromobility trips; updates are compare-and-set on `version`, so two instances never both move a trip. */
-export function tripsRepo(db: Db) {
+export function createTripsRepo(db: Db) {
   return {
     async insert(row: NewTrip): Promise<TripRow> {
       const [created] = await db.insert(micromobilityTrips).values(row).returning()
@@ -84,4 +84,4 @@ export function tripsRepo(db: Db) {
   }
 }
 
-export type TripsRepo = ReturnType<typeof tripsRepo>
+export type TripsRepo = ReturnType<typeof createTripsRepo>

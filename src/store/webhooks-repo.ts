@@ -27,7 +27,7 @@ const inScope = (scope: Scope) =>
   )
 
 /** Webhook endpoints and their deliveries; the only module that queries those tables. */
-export function webhooksRepo(db: Db) {
+export function createWebhooksRepo(db: Db) {
   return {
     async insertEndpoint(row: NewWebhookEndpoint): Promise<WebhookEndpointRow> {
       const [created] = await db.insert(webhookEndpoints).values(row).returning()
@@ -211,4 +211,4 @@ export function webhooksRepo(db: Db) {
   }
 }
 
-export type WebhooksRepo = ReturnType<typeof webhooksRepo>
+export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>

@@ -7,7 +7,7 @@ import { kvLocks } from '../../src/platform/kv/locks.ts'
 import { DURABLE_MIN_TTL_MS, memoryKv, memoryRateLimiter } from '../../src/platform/kv/memory.ts'
 import { connectRedis, failOverRateLimiter, redisKv, redisRateLimiter } from '../../src/platform/kv/redis.ts'
 import type { Kv, KvJournal, RateLimiter } from '../../src/platform/kv/types.ts'
-import { kvJournal } from '../../src/store/kv-journal.ts'
+import { createKvJournal } from '../../src/store/kv-journal.ts'
 import { openPglite } from '../../src/store/pglite.ts'
 import { REDIS_URL } from '../helpers/harness.ts'
 import { testRedis } from '../helpers/redis.ts'
@@ -22,7 +22,7 @@ const implementations: { name: string; skip?: string; kv: () => Kv; limiter: () 
   { name: 'memory', kv: () => memoryKv(), limiter: () => memoryRateLimiter() },
   {
     name: 'memory with a journal in the database',
-    kv: () => memoryKv({ journal: kvJournal(store.db) }),
+    kv: () => memoryKv({ journal: createKvJournal(store.db) }),
     limiter: () => memoryRateLimiter(),
   },
   {
@@ -129,7 +129,7 @@ describe('key-value store in memory: what lives an hour or longer outlives a res
   let clock = 1_800_000_000_000
   const now = () => clock
   /** One journal table (the suite's database); every run uses keys of its own. */
-  const journal = async (): Promise<KvJournal> => kvJournal(store.db)
+  const journal = async (): Promise<KvJournal> => createKvJournal(store.db)
   const restart = async (j: KvJournal) => memoryKv({ now, journal: j, restored: await j.load(now()) })
 
   it('restores long-lived strings, counters and structured values; forgets short-lived ones', async () => {
@@ -199,7 +199,7 @@ describe('key-value store in Redis: what lives an hour or longer comes back when
     const client = connectRedis(REDIS_URL)
     const prefix = `mas_conf_journal_${randomBytes(4).toString('hex')}:`
     try {
-      const kv = redisKv(client, prefix, { journal: kvJournal(own.db) })
+      const kv = redisKv(client, prefix, { journal: createKvJournal(own.db) })
       assert.equal(await kv.ready(5_000), true)
       await kv.set('booking', 'kept', HOUR)
       await kv.setJson('record', { a: 1, list: ['x'] }, 2 * HOUR)
@@ -239,7 +239,7 @@ describe('key-value store in Redis: what lives an hour or longer comes back when
   })
 
   it('keeps the highest count of a counter, whatever order the counts are written through in', async () => {
-    const j = kvJournal(store.db)
+    const j = createKvJournal(store.db)
     const key = `count-${randomBytes(4).toString('hex')}`
     const at = (value: string) => ({ key, value, structured: false, expiresAt: Date.now() + HOUR, counter: true })
     await j.put(at('9'))

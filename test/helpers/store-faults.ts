@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
-import type { AppDeps, Repos } from '../../src/app.ts'
+import type { AppDeps } from '../../src/app.ts'
 import type { CallContext } from '../../src/connectors/types/common.ts'
+import type { Repos } from '../../src/services.ts'
 import type { Harness } from './harness.ts'
 
 type Call = unknown[]

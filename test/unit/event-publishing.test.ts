@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { eventPublisher, idsAndStatuses } from '../../src/domain/event-publishing.ts'
+import { createEventPublisher, idsAndStatuses } from '../../src/domain/event-publishing.ts'
 import type { DomainEvent } from '../../src/domain/events.ts'
 
 /** Every leaf of a JSON value with the path of keys to it. */
@@ -73,7 +73,7 @@ describe('eventPublisher', () => {
 
   it('passes STANDARD payloads whole and NONE payloads reduced', async () => {
     const published: DomainEvent[] = []
-    const publish = eventPublisher({ publish: async (e) => void published.push(e) }, log().logger)
+    const publish = createEventPublisher({ publish: async (e) => void published.push(e) }, log().logger)
     const data = { tripId: 'trp_1', status: 'ACTIVE', userLocation: { latitude: 52.5, longitude: 13.4 } }
     await publish('micromobility.trip.started', { id: 'ten_1', dataRetention: 'STANDARD' }, 'test', data)
     await publish('micromobility.trip.started', { id: 'ten_2', dataRetention: 'NONE' }, 'live', data)
@@ -90,7 +90,7 @@ describe('eventPublisher', () => {
 
   it('a sink that fails is logged with ids only and never throws', async () => {
     const { errors, logger } = log()
-    const publish = eventPublisher(
+    const publish = createEventPublisher(
       {
         publish: async () => {
           throw new Error('sink down')

@@ -8,7 +8,7 @@ import type {
   ProviderZone,
 } from '../../src/connectors/types/micromobility.ts'
 import { ApiError } from '../../src/contract/errors.ts'
-import { gbfsOut } from '../../src/domain/micromobility/gbfs-out.ts'
+import { createGbfsOut } from '../../src/domain/micromobility/gbfs-out.ts'
 import type { Caller, CallProvider } from '../../src/domain/providers/calls.ts'
 import type { TenantRow } from '../../src/store/schema.ts'
 import { testClock } from '../helpers/clock.ts'
@@ -88,7 +88,7 @@ function setup(providerCount = 1) {
     fn: (c: MicromobilityConnector, ctx: CallContext) => Promise<unknown>,
   ) => fn(p.connector, { signal: AbortSignal.timeout(1000), now: caller.now } as CallContext)
   const callProvider = direct as unknown as CallProvider
-  const gbfs = gbfsOut({
+  const gbfs = createGbfsOut({
     registry,
     callProvider,
     secret: Buffer.alloc(32, 1),

@@ -1,4 +1,3 @@
-import type { Registry } from '../../connectors/registry.ts'
 import { responses } from '../../contract/common.ts'
 import { ApiError } from '../../contract/errors.ts'
 import {
@@ -8,9 +7,7 @@ import {
   TileParams,
   tileResponses,
 } from '../../contract/multimodal.ts'
-import type { micromobilityVehicles } from '../../domain/micromobility/vehicles.ts'
-import { createMultimodal, type Multimodal } from '../../domain/multimodal/index.ts'
-import type { CallProvider } from '../../domain/providers/calls.ts'
+import type { Multimodal } from '../../domain/multimodal/index.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'
 import type { TypedApp } from '../../http/typed-app.ts'
@@ -112,24 +109,15 @@ export function multimodalRoutes(app: TypedApp, { multimodal, clock }: Multimoda
   )
 }
 
-export interface RegisterMultimodalDeps {
-  registry: Registry
-  callProvider: CallProvider
-  /** The micromobility use case (POST /multimodal reuses its search). */
-  vehicles: ReturnType<typeof micromobilityVehicles>
-  clock: () => Date
+export interface RegisterMultimodalDeps extends MultimodalRouteDeps {
   /** The API prefix, `/mobility-api/v2`. */
   apiPrefix: string
 }
 
 /** Registers POST /multimodal and the tiles under the API prefix, and the /explorer map page. */
 export async function registerMultimodal(app: TypedApp, deps: RegisterMultimodalDeps) {
-  const multimodal = createMultimodal({
-    registry: deps.registry,
-    callProvider: deps.callProvider,
-    vehicles: deps.vehicles,
-  })
-  await app.register(async (api) => multimodalRoutes(api.withTypeProvider(), { multimodal, clock: deps.clock }), {
+  const { multimodal, clock } = deps
+  await app.register(async (api) => multimodalRoutes(api.withTypeProvider(), { multimodal, clock }), {
     prefix: deps.apiPrefix,
   })
   await app.register(async (root) => explorerRoutes(root, { apiPrefix: deps.apiPrefix }))

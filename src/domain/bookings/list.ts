@@ -17,7 +17,7 @@ export interface BookingListQuery {
  * with its `type`, as last recorded (the read of one booking asks its provider). Offset pages (spec 2.3). Under
  * retention NONE nothing is stored: 403 DATA_RETENTION_NONE (spec 4.5), whatever the filter.
  */
-export function bookingList(deps: { repo: BookingsListRepo; registry: Registry }) {
+export function createBookingList(deps: { repo: BookingsListRepo; registry: Registry }) {
   const providerOf = (id: string) => deps.registry.get(id) ?? { entry: { id, name: id } }
   return {
     /** `mayReadTickets`: the key holds public-transport:booking:read (the route asks for cars:booking:read). */
@@ -47,4 +47,4 @@ export function bookingList(deps: { repo: BookingsListRepo; registry: Registry }
   }
 }
 
-export type BookingList = ReturnType<typeof bookingList>
+export type BookingList = ReturnType<typeof createBookingList>

@@ -69,7 +69,7 @@ export function presentBooking(
 
 /** What the platform keeps of a stored booking besides the provider's copy (retention STANDARD). */
 export const extrasOf = (row: CarBookingRow): StoredExtras => {
-  const record = row.record as unknown as Booking
+  const record = row.record
   return {
     driver: record.driver,
     offerPrice: record.offerPrice,
@@ -83,7 +83,7 @@ export const extrasOf = (row: CarBookingRow): StoredExtras => {
 
 /** A stored booking as last written (the list's view, and the answer when a newer write won over a request's). */
 export const storedBooking = (row: CarBookingRow): Booking => ({
-  ...(row.record as unknown as Booking),
+  ...row.record,
   ...extrasOf(row),
   status: row.status,
 })

@@ -14,7 +14,7 @@ const RETRIES_WITHOUT_STORE_MS = [1_000, 10_000, 60_000]
  * Retention NONE: nothing may be stored, so the mail is sent at once and retried in memory a few times; the
  * cancellation mail goes to the driver the `zr1_` reference carries (the platform keeps no address).
  */
-export function mailNotifier({
+export function createMailNotifier({
   jobs,
   mailer,
   log,

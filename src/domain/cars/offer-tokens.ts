@@ -32,7 +32,7 @@ const expired = (field: string, until: number) =>
   })
 
 /** Offer and prebooked tokens: AES-256-GCM, bound to tenant, environment and kind; expiry inside. */
-export function offerTokens(tokens: TokenCipher) {
+export function createOfferTokens(tokens: TokenCipher) {
   const decode = (kind: Kind, tenantId: string, environment: string, token: string, field: string): OfferClaim => {
     const claim = tokens.open<OfferClaim>(context(kind, tenantId, environment), token)
     if (!claim || typeof claim.n !== 'string' || typeof claim.p !== 'string' || typeof claim.x !== 'number') {
@@ -76,4 +76,4 @@ export function offerTokens(tokens: TokenCipher) {
   }
 }
 
-export type OfferTokens = ReturnType<typeof offerTokens>
+export type OfferTokens = ReturnType<typeof createOfferTokens>

@@ -101,7 +101,7 @@ interface CursorClaim {
 }
 
 /** POST /cars: fan-out under one deadline, merge, filter, score, sort, and page through a server-side session. */
-export function carSearch(deps: SearchDeps) {
+export function createCarSearch(deps: SearchDeps) {
   async function ask(caller: Caller, providers: (Provider & { connector: CarConnector })[], query: CarSearchQuery) {
     const settled = await Promise.allSettled(
       providers.map((p) =>
@@ -337,3 +337,5 @@ function sessionGone(claim: CursorClaim, now: Date): ApiError {
         reason: 'SESSION_EVICTED',
       })
 }
+
+export type CarSearch = ReturnType<typeof createCarSearch>

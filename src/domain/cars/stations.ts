@@ -29,7 +29,7 @@ const nearestFirst = (a: Station, b: Station) => a.distanceFromSearch - b.distan
  * cursor only remembers how far each provider's list went (and the parameters it belongs to); each page asks the
  * providers again, and one that failed joins on the next page.
  */
-export function carStations(deps: {
+export function createCarStations(deps: {
   registry: Registry
   callProvider: CallProvider
   tokens: TokenCipher
@@ -84,3 +84,5 @@ export function carStations(deps: {
     }
   }
 }
+
+export type CarStations = ReturnType<typeof createCarStations>

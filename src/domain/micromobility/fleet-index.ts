@@ -33,7 +33,7 @@ export function buildFleetIndex(snapshot: FleetSnapshot): FleetIndex {
 }
 
 /** Keeps one index per provider and rebuilds it only when the fleet's version changes. */
-export function fleetIndexCache() {
+export function createFleetIndexCache() {
   const cache = new Map<string, FleetIndex>()
   return (providerId: string, snapshot: FleetSnapshot): FleetIndex => {
     const cached = cache.get(providerId)
@@ -43,3 +43,5 @@ export function fleetIndexCache() {
     return built
   }
 }
+
+export type FleetIndexCache = ReturnType<typeof createFleetIndexCache>

@@ -99,7 +99,7 @@ interface Snapshot {
   data: Map<GbfsFeed, unknown>
 }
 
-export function gbfsOut(deps: GbfsOutDeps) {
+export function createGbfsOut(deps: GbfsOutDeps) {
   const ttlMs = (deps.ttlSeconds ?? GBFS_TTL_SECONDS) * 1000
   const maxStaleMs = (deps.maxStaleSeconds ?? MAX_STALE_SECONDS) * 1000
   const cache = lru<string, Snapshot>(deps.maxEntries ?? MAX_ENTRIES)
@@ -283,4 +283,4 @@ export function gbfsOut(deps: GbfsOutDeps) {
   }
 }
 
-export type GbfsOut = ReturnType<typeof gbfsOut>
+export type GbfsOut = ReturnType<typeof createGbfsOut>

@@ -1,7 +1,7 @@
 import type { Trip } from '../../contract/micromobility.ts'
 import type { EventType } from '../../contract/webhooks.ts'
 import type { TripRow } from '../../store/schema.ts'
-import { presentTrip, type TripDetails } from './trip-view.ts'
+import { presentTrip } from './trip-view.ts'
 
 const STATUS_EVENTS: Record<string, EventType | undefined> = {
   'RESERVED>ACTIVE': 'micromobility.trip.started',
@@ -9,7 +9,7 @@ const STATUS_EVENTS: Record<string, EventType | undefined> = {
   'PAUSED>ACTIVE': 'micromobility.trip.resumed',
 }
 
-const lastActionOf = (row: TripRow) => (row.details as unknown as TripDetails).lastAction
+const lastActionOf = (row: TripRow) => row.details.lastAction
 
 /**
  * The events a recorded change of a trip announces: its new status (started, paused, resumed, completed, cancelled,

@@ -1,25 +1,9 @@
 import type { PricingPlan, Trip } from '../../contract/micromobility.ts'
 import type { Price } from '../../contract/shared.ts'
+import type { TripDetails } from '../../store/records.ts'
 import type { TripRow } from '../../store/schema.ts'
 
-/** What a trip keeps besides its status and times (the `details` column). */
-export interface TripDetails {
-  providerName: string
-  vehicle: Trip['vehicle']
-  qrCode?: string
-  pricingPlan?: PricingPlan
-  reservedAt?: string
-  startLocation?: { latitude: number; longitude: number }
-  /** Where the vehicle reported itself at start (kept after the rider's location is erased). */
-  vehicleStartLocation?: { latitude: number; longitude: number }
-  endLocation?: { latitude: number; longitude: number }
-  endLocationSource?: Trip['endLocationSource']
-  cancelledAt?: string
-  cancellationReason?: Trip['cancellationReason']
-  /** `retryable: false` (kept, not shown) when the vehicle's refusal was definitive, for the waiting request's answer. */
-  lastAction?: Trip['lastAction'] & { retryable?: false }
-  priceBreakdown?: Trip['priceBreakdown']
-}
+export type { TripDetails } from '../../store/records.ts'
 
 /** The last vehicle action as the API shows it (without the service's own `retryable` mark). */
 const shownAction = ({ retryable: _r, ...shown }: NonNullable<TripDetails['lastAction']>) => shown
@@ -47,7 +31,7 @@ export function priceBreakdown(plan: PricingPlan, minutes: { activeMinutes: numb
 
 /** A stored trip as the API answers it; the price breakdown only where the spec shows it (the end of a ride). */
 export function presentTrip(row: TripRow, now: Date, withPrice = false): Trip {
-  const d = row.details as unknown as TripDetails
+  const d = row.details
   const showLocation = row.userLocation && row.userLocationUntil && row.userLocationUntil.getTime() > now.getTime()
   return {
     tripId: row.id,

@@ -1,295 +1,44 @@
 import { randomBytes } from 'node:crypto'
-import { permanentProviderError } from '../../connectors/refusals.ts'
-import type { Registry } from '../../connectors/registry.ts'
-import { classifyFailure } from '../../connectors/resilience.ts'
-import type { Provider } from '../../connectors/types/common.ts'
-import { isMicromobilityConnector, type MicromobilityConnector } from '../../connectors/types/micromobility.ts'
-import type { Environment } from '../../contract/access.ts'
-import { ApiError, isApiError } from '../../contract/errors.ts'
+import { ApiError } from '../../contract/errors.ts'
 import type { Trip, TripAction, TripRequest } from '../../contract/micromobility.ts'
 import { detail } from '../../platform/i18n/texts.ts'
-import { type Jobs, type JobsLogger, PermanentJobError } from '../../platform/jobs.ts'
-import type { TokenCipher } from '../../platform/tokens.ts'
 import type { TripRow } from '../../store/schema.ts'
-import type { tenantsRepo } from '../../store/tenants-repo.ts'
-import type { TripChanges, TripsRepo } from '../../store/trips-repo.ts'
-import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
-import type { Publish } from '../event-publishing.ts'
-import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
-import { notFoundOrOtherEnvironment } from '../token-diagnosis.ts'
-import { tripEventData, tripEvents } from './trip-events.ts'
+import type { Caller } from '../providers/calls.ts'
+import {
+  createTripCore,
+  ended,
+  invalidState,
+  JOB_ACTION,
+  JOB_EXPIRE,
+  type MicroProvider,
+  type TripsDeps,
+} from './trip-core.ts'
+import { tripJobHandlers } from './trip-jobs.ts'
 import { listTrips, type TripListQuery } from './trip-list.ts'
-import { minutesOf, presentTrip, priceBreakdown, type TripDetails } from './trip-view.ts'
-import type { VehicleTokens } from './vehicle-tokens.ts'
-import type { micromobilityVehicles } from './vehicles.ts'
+import { minutesOf, priceBreakdown, type TripDetails } from './trip-view.ts'
 
-const USER_LOCATION_RETENTION_MS = 24 * 3600 * 1000
-const PROVIDER_BUDGET_MS = 10_000
 /** How long a vehicle action waits for the vehicle's answer before it answers 202 with the command queued. */
 const ACTION_WAIT_MS = 2000
 const ACTION_POLL_MS = 20
 
-export const JOB_ACTION = 'micromobility.vehicle-action'
-export const JOB_EXPIRE = 'micromobility.reservation-expiry'
-export const JOB_ERASE = 'micromobility.erase-user-location'
-export const JOB_UNDO_TRIP = 'micromobility.undo-trip'
-export const JOB_RECORD_TRIP = 'micromobility.record-trip'
-
-/** A reservation or ride the provider began but the service could not record: released or ended at once. */
-interface UndoTrip {
-  tripId: string
-  tenantId: string
-  environment: Environment
-  providerId: string
-  reference: string
-  undo: 'release' | 'end'
-}
-
-/** A transition the provider made (start of a reservation, end, cancel) whose record is written later. */
-interface RecordTrip {
-  tripId: string
-  /** The status the transition started from: a trip that moved on since is left alone. */
-  from: TripRow['status']
-  changes: Record<string, unknown>
-  details?: Record<string, unknown>
-}
-
-/** The time columns of a trip, which a job's JSON payload carries as ISO strings. */
-const TIME_COLUMNS = ['reservedUntil', 'startedAt', 'endedAt', 'pausedSince', 'userLocationUntil'] as const
-const reviveChanges = (changes: Record<string, unknown>): TripChanges => {
-  const revived: Record<string, unknown> = { ...changes }
-  for (const column of TIME_COLUMNS)
-    if (typeof revived[column] === 'string') revived[column] = new Date(revived[column] as string)
-  return revived as TripChanges
-}
-
-export interface TripsDeps {
-  registry: Registry
-  callProvider: CallProvider
-  repo: TripsRepo
-  vehicles: ReturnType<typeof micromobilityVehicles>
-  vehicleTokens: VehicleTokens
-  jobs: Jobs
-  tenants: ReturnType<typeof tenantsRepo>
-  clock: () => Date
-  log: JobsLogger
-  /** Seals the cursors of the trips list. */
-  tokens: TokenCipher
-  /** Status changes once recorded (micromobility.trip.*, micromobility.action.failed). */
-  publish: Publish
-}
-
-type MicroProvider = Provider & { connector: MicromobilityConnector }
-const invalidState = (row: TripRow, expected: string) =>
-  new ApiError('INVALID_REQUEST', undefined, { reason: 'INVALID_TRIP_STATE', status: row.status, expected })
-// Spec 7.1 answers 500 PROVIDER_ERROR for a trip that already ended; no retry can change that, and the answer says so.
-const ended = (row: TripRow) => permanentProviderError('TRIP_ENDED', undefined, { tripId: row.id, status: row.status })
-
 /** The trip state machine of spec 3.1 over stored trips, with provider commands through the connector. */
-export function micromobilityTrips(deps: TripsDeps) {
-  const { clock } = deps
-
-  /** Announces what a recorded change of a trip means (trip-events.ts), as the trip's tenant has its data kept. */
-  const announce = async (before: TripRow, after: TripRow) => {
-    const types = tripEvents(before, after)
-    if (types.length === 0) return
-    const tenant = await deps.tenants.findTenant(after.tenantId).catch(() => undefined)
-    if (!tenant) return deps.log.warn({ tripId: after.id, events: types }, 'trip events not published: tenant unknown')
-    for (const type of types) await deps.publish(type, tenant, after.environment, tripEventData(type, after, clock()))
-  }
-  /**
-   * Every write of a trip is a compare-and-set: the one that lands announces the change it made, once, whichever
-   * path made it (a request, the expiry, a vehicle command's job, a write left to a job).
-   */
-  const repo: TripsRepo = {
-    ...deps.repo,
-    update: async (row, changes, at) => {
-      const updated = await deps.repo.update(row, changes, at)
-      // The write landed: nothing about its announcement may make a caller (or retryWrite) think otherwise.
-      if (updated)
-        await announce(row, updated).catch((error: unknown) =>
-          deps.log.error({ err: error, tripId: row.id }, 'trip events not published'),
-        )
-      return updated
-    },
-  }
-  const providerOf = (caller: Caller, row: TripRow) =>
-    requireProvider(deps.registry, caller, row.providerId, isMicromobilityConnector) as MicroProvider
-  const tripsOf = (p: MicroProvider) => {
-    if (!p.connector.trips)
-      throw new ApiError('OPERATION_NOT_SUPPORTED', undefined, { providerId: p.entry.id, operation: 'TRIPS' })
-    return p.connector.trips
-  }
-  const call = <T>(
-    caller: Caller,
-    p: MicroProvider,
-    op: string,
-    fn: (c: MicromobilityConnector, ctx: Parameters<MicromobilityConnector['fleet']>[0]) => Promise<T>,
-  ) => deps.callProvider(caller, p, op, PROVIDER_BUDGET_MS, fn)
-
-  const present = presentTrip
-
-  /**
-   * Saves a transition as compare-and-set. When something else touched the trip meanwhile (a vehicle action's result,
-   * on any instance) but its status is still the one this transition started from, it is applied to the fresh row;
-   * a status change in between fails cleanly instead of both winning.
-   */
-  const save = async (
-    row: TripRow,
-    changes: Parameters<TripsRepo['update']>[1],
-    details?: Partial<TripDetails>,
-    /** Set when the provider made the transition already: a store that keeps failing leaves it to a job. */
-    afterProvider = false,
-  ) => {
-    let current = row
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const base = current
-      const merged = details
-        ? { ...changes, details: { ...(base.details as object), ...details } as Record<string, unknown> }
-        : changes
-      let updated: TripRow | undefined
-      try {
-        updated = await retryWrite(() => repo.update(base, merged, clock()))
-      } catch (error) {
-        if (!afterProvider) throw error
-        deps.log.warn({ err: error, tripId: row.id }, 'trip transition not recorded; a job records it')
-        const job: RecordTrip = {
-          tripId: row.id,
-          from: row.status,
-          changes: JSON.parse(JSON.stringify(changes)),
-          ...(details ? { details: JSON.parse(JSON.stringify(details)) } : {}),
-        }
-        const outcome = await followUp(
-          JOB_RECORD_TRIP,
-          recordJobId(row.id),
-          { ...job },
-          {
-            delayMs: 0,
-            inline: () => recordTrip(job),
-          },
-        )
-        // The provider repeats a start, end or release it made already, so the client's retry records it.
-        if (outcome === 'failed') throw notRecorded({ tripId: row.id })
-        // Answered as it now stands at the provider; the stored trip follows as soon as the store takes the write.
-        return { ...base, ...merged, updatedAt: clock() } as TripRow
-      }
-      if (updated) return updated
-      const fresh = await repo.findById(row.id)
-      if (!fresh || fresh.status !== row.status) break
-      current = fresh
-    }
-    throw new ApiError('INVALID_REQUEST', undefined, { reason: 'CONCURRENT_CHANGE', tripId: row.id, retryable: true })
-  }
-
-  const followUp = followUps({ jobs: deps.jobs, clock, log: deps.log })
-
-  async function recordTrip(job: RecordTrip) {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const current = await repo.findById(job.tripId)
-      if (!current || current.status !== job.from) return
-      const changes = reviveChanges(job.changes)
-      const updated = await repo.update(
-        current,
-        job.details ? { ...changes, details: { ...(current.details as object), ...job.details } } : changes,
-        clock(),
-      )
-      if (updated) return
-    }
-    throw new Error(`trip ${job.tripId} kept changing while its transition was recorded`)
-  }
-
-  /**
-   * Releases or ends at the provider what the service could not record, unless the record was written after all
-   * (not looked up when the request does it itself, its store being down).
-   */
-  async function undoTrip(job: UndoTrip, lookUp = true) {
-    if (lookUp && (await repo.findById(job.tripId))) return
-    const caller = await jobCaller(deps.tenants, job.tenantId, job.environment, clock())
-    const p = requireProvider(deps.registry, caller, job.providerId, isMicromobilityConnector) as MicroProvider
-    const trips = tripsOf(p)
-    await call(caller, p, job.undo, (_c, ctx) =>
-      job.undo === 'release'
-        ? trips.release(job.reference, ctx)
-        : trips.end(job.reference, undefined, ctx).then(() => {}),
-    ).catch((error: unknown) => {
-      if (!(error instanceof ApiError) || error.code !== 'NOT_FOUND') throw error
-    })
-  }
-
-  deps.jobs.register<RecordTrip>(JOB_RECORD_TRIP, (payload) => recordTrip(payload))
-  deps.jobs.register<UndoTrip>(JOB_UNDO_TRIP, (payload) => undoTrip(payload))
-
-  /**
-   * Writes a new trip after the provider reserved or started it, with retries; when the store keeps failing, the
-   * provider's side is undone at once (a job, run here and now), so the vehicle is free for the client's retry.
-   */
-  const insertTrip = (
-    caller: Caller,
-    p: MicroProvider,
-    row: Parameters<TripsRepo['insert']>[0],
-    undo: UndoTrip['undo'],
-  ) =>
-    retryWrite(
-      () => repo.insert(row),
-      () => repo.findById(row.id!),
-    ).catch(async (error: unknown): Promise<never> => {
-      deps.log.error({ err: error, providerId: p.entry.id, reference: row.providerReference }, 'trip not recorded')
-      const job: UndoTrip = {
-        tripId: row.id!,
-        tenantId: caller.tenant.id,
-        environment: caller.environment,
-        providerId: p.entry.id,
-        reference: row.providerReference!,
-        undo,
-      }
-      await followUp(
-        JOB_UNDO_TRIP,
-        `undo_trip_${row.id}`,
-        { ...job },
-        { delayMs: 0, inline: () => undoTrip(job, false) },
-      )
-      throw notRecorded({ vehicleToken: detail('STILL_USABLE_RETRY') })
-    })
-
-  /** Work that follows a recorded trip (expiry, erasure) never fails the answer: the trip is recorded. */
-  const schedule = (work: Promise<unknown>, tripId: string) =>
-    work.catch((error: unknown) => deps.log.warn({ err: error, tripId }, 'could not schedule a trip job'))
-
-  /** A reservation whose window ran out becomes CANCELLED (RESERVATION_EXPIRED) and its vehicle is released. */
-  async function expireIfDue(caller: Caller, row: TripRow): Promise<TripRow> {
-    const now = caller.now
-    if (row.status !== 'RESERVED' || !row.reservedUntil || row.reservedUntil.getTime() > now.getTime()) return row
-    const p = providerOf(caller, row)
-    if (row.providerReference)
-      await call(caller, p, 'release', (c, ctx) => tripsOf(p).release(row.providerReference!, ctx)).catch(() => {})
-    const updated = await repo.update(
-      row,
-      {
-        status: 'CANCELLED',
-        details: {
-          ...(row.details as object),
-          cancelledAt: row.reservedUntil.toISOString(),
-          cancellationReason: 'RESERVATION_EXPIRED',
-        },
-      },
-      now,
-    )
-    return updated ?? (await repo.findById(row.id))!
-  }
-
-  async function load(caller: Caller, tripId: string): Promise<TripRow> {
-    const wellFormed = /^trp_[A-Za-z0-9]{16}$/.test(tripId)
-    const row = wellFormed ? await repo.find(caller.tenant.id, caller.environment, tripId) : undefined
-    if (!row) {
-      throw await notFoundOrOtherEnvironment(
-        'NOT_FOUND',
-        { resource: 'trip', tripId },
-        caller.environment,
-        async (env) => wellFormed && (await repo.find(caller.tenant.id, env, tripId)) !== undefined,
-      )
-    }
-    return expireIfDue(caller, row)
-  }
+export function createMicromobilityTrips(deps: TripsDeps) {
+  const core = createTripCore(deps)
+  const {
+    repo,
+    providerOf,
+    tripsOf,
+    call,
+    present,
+    save,
+    insertTrip,
+    schedule,
+    expireIfDue,
+    load,
+    pick,
+    userLocation,
+  } = core
+  const { scheduleErase, kick } = core
 
   const rider = (r: TripRequest) => ({ email: r.userEmail, name: r.userName })
 
@@ -333,7 +82,7 @@ export function micromobilityTrips(deps: TripsDeps) {
           providerReference: reference,
           vehicleId: vehicle.vehicleId,
           status: 'RESERVED',
-          details: { ...details, reservedAt: now.toISOString() } as unknown as Record<string, unknown>,
+          details: { ...details, reservedAt: now.toISOString() },
           reservedUntil,
           // The service's clock, as every later write uses (the list's order, newest first).
           createdAt: now,
@@ -366,7 +115,7 @@ export function micromobilityTrips(deps: TripsDeps) {
           ...details,
           startLocation: request.userLocation ? pick(request.userLocation) : started.location,
           vehicleStartLocation: started.location,
-        } as unknown as Record<string, unknown>,
+        },
         startedAt: now,
         ...userLocation(request, now),
         createdAt: now,
@@ -379,146 +128,10 @@ export function micromobilityTrips(deps: TripsDeps) {
     return row
   }
 
-  const pick = (l: { latitude: number; longitude: number }) => ({ latitude: l.latitude, longitude: l.longitude })
-  const userLocation = (request: TripRequest, now: Date) =>
-    request.userLocation
-      ? { userLocation: request.userLocation, userLocationUntil: new Date(now.getTime() + USER_LOCATION_RETENTION_MS) }
-      : {}
-  const scheduleErase = async (row: TripRow) => {
-    if (row.userLocationUntil)
-      await schedule(
-        deps.jobs.enqueue(JOB_ERASE, { tripId: row.id }, { runAt: row.userLocationUntil, id: `job_erase_${row.id}` }),
-        row.id,
-      )
-  }
-
-  const kick = () => {
-    // Actions run as jobs (once across instances); start this instance's runner now instead of at its next poll.
-    setImmediate(() => void deps.jobs.runDue().catch(() => {}))
-  }
-
-  /** Runs a queued vehicle action; the trip's state follows only what the vehicle did. */
-  deps.jobs.register(JOB_ACTION, async (payload, job) => {
-    const { tripId, action, acceptedAt } = payload as { tripId: string; action: TripAction; acceptedAt: string }
-    const row = await repo.findById(tripId)
-    if (!row) throw new PermanentJobError(`trip ${tripId} is gone`)
-    const tenant = await deps.tenants.findTenant(row.tenantId)
-    if (!tenant) throw new PermanentJobError(`tenant of trip ${tripId} is gone`)
-    const caller: Caller = {
-      tenant,
-      environment: row.environment,
-      language: tenant.defaultLanguage,
-      now: clock(),
-      scenarios: (payload.scenarios as Caller['scenarios']) ?? [],
-    }
-    // The vehicle's answer is recorded on the trip as it is now (it may have changed while the command ran).
-    const finish = async (
-      status: 'EXECUTED' | 'FAILED',
-      changes: (current: TripRow) => Parameters<TripsRepo['update']>[1] = () => ({}),
-      error?: string,
-      definitive = false,
-    ) => {
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const current = await repo.findById(tripId)
-        if (!current) return
-        const d = current.details as unknown as TripDetails
-        const lastAction = {
-          action,
-          status,
-          acceptedAt,
-          executedAt: clock().toISOString(),
-          ...(error ? { error } : {}),
-          ...(definitive ? { retryable: false as const } : {}),
-        }
-        const stillCurrent = d.lastAction?.acceptedAt === acceptedAt && d.lastAction?.action === action
-        const updated = await repo.update(
-          current,
-          {
-            ...changes(current),
-            ...(stillCurrent ? { details: { ...d, lastAction } as unknown as Record<string, unknown> } : {}),
-          },
-          clock(),
-        )
-        if (updated) return
-      }
-    }
-    const allowed =
-      action === 'LOCK'
-        ? row.status === 'ACTIVE'
-        : action === 'UNLOCK'
-          ? row.status === 'PAUSED'
-          : row.status === 'RESERVED' || row.status === 'ACTIVE'
-    if (!allowed) return void (await finish('FAILED', undefined, `INVALID_TRIP_STATE: the trip is ${row.status}`))
-    const p = providerOf(caller, row)
-    try {
-      await call(caller, p, 'command', (_c, ctx) => tripsOf(p).command(row.providerReference!, action, ctx))
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'PROVIDER_ERROR') {
-        return void (await finish(
-          'FAILED',
-          undefined,
-          `PROVIDER_ERROR: ${String(error.details?.reason ?? 'the vehicle rejected the command')}`,
-          error.details?.retryable === false,
-        ))
-      }
-      // Any other refusal (an unknown trip at the provider, say) is the same answer on every attempt: recorded, not
-      // retried. Faults (a timeout, an outage) are left to the job's retries.
-      if (error instanceof ApiError && classifyFailure(error) === 'refusal') {
-        return void (await finish('FAILED', undefined, `${error.code}: ${String(error.details?.reason ?? error.code)}`))
-      }
-      // The last try of a command that kept failing (timeouts, an outage): the vehicle did not do it, and the trip
-      // says so (and micromobility.action.failed announces it) rather than show it queued for ever.
-      if (job.attempt >= job.maxAttempts) {
-        const code = isApiError(error) ? error.code : 'INTERNAL_ERROR'
-        return void (await finish(
-          'FAILED',
-          undefined,
-          `${code}: ${String(isApiError(error) ? (error.details?.reason ?? code) : 'the command could not be sent')}`,
-        ))
-      }
-      throw error
-    }
-    const now = clock()
-    if (action === 'LOCK')
-      await finish('EXECUTED', (t) => (t.status === 'ACTIVE' ? { status: 'PAUSED', pausedSince: now } : {}))
-    else if (action === 'UNLOCK') {
-      await finish('EXECUTED', (t) =>
-        t.status === 'PAUSED'
-          ? {
-              status: 'ACTIVE',
-              pausedSince: null,
-              pausedMs: t.pausedMs + Math.max(0, t.pausedSince ? now.getTime() - t.pausedSince.getTime() : 0),
-            }
-          : {},
-      )
-    } else await finish('EXECUTED')
-  })
-
-  deps.jobs.register(JOB_EXPIRE, async (payload) => {
-    const row = await repo.findById(String(payload.tripId))
-    if (!row || row.status !== 'RESERVED') return
-    const tenant = await deps.tenants.findTenant(row.tenantId)
-    if (!tenant) return
-    await expireIfDue({ tenant, environment: row.environment, language: 'en', now: clock(), scenarios: [] }, row)
-  })
-
-  deps.jobs.register(JOB_ERASE, async (payload) => {
-    const row = await repo.findById(String(payload.tripId))
-    if (!row?.userLocation || !row.userLocationUntil || row.userLocationUntil.getTime() > clock().getTime()) return
-    // The rider's position was also the start location: the vehicle's own position replaces it.
-    const d = row.details as unknown as TripDetails
-    await repo.update(
-      row,
-      {
-        userLocation: null,
-        userLocationUntil: null,
-        details: { ...d, startLocation: d.vehicleStartLocation } as unknown as Record<string, unknown>,
-      },
-      clock(),
-    )
-  })
-
   return {
+    /** The job handlers, by kind, for the app to register (services.ts). */
+    jobHandlers: tripJobHandlers(deps, core),
+
     async create(request: TripRequest, caller: Caller): Promise<Trip> {
       if (request.action === 'RESERVE') {
         if (request.tripId)
@@ -529,7 +142,7 @@ export function micromobilityTrips(deps: TripsDeps) {
       const row = await load(caller, request.tripId)
       if (row.status === 'COMPLETED' || row.status === 'CANCELLED') throw ended(row)
       if (row.status !== 'RESERVED') throw invalidState(row, 'RESERVED')
-      const d = row.details as unknown as TripDetails
+      const d = row.details
       if (request.scannedQrCode !== undefined && request.scannedQrCode !== d.qrCode) {
         throw new ApiError('VEHICLE_MISMATCH', undefined, {
           scannedQrCode: request.scannedQrCode,
@@ -558,7 +171,7 @@ export function micromobilityTrips(deps: TripsDeps) {
           {
             status: 'CANCELLED',
             details: {
-              ...(row.details as object),
+              ...row.details,
               cancelledAt: caller.now.toISOString(),
               cancellationReason: 'RESERVATION_EXPIRED',
             },
@@ -612,7 +225,7 @@ export function micromobilityTrips(deps: TripsDeps) {
       while (Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, ACTION_POLL_MS))
         const current = await repo.findById(tripId)
-        const last = (current?.details as unknown as TripDetails | undefined)?.lastAction
+        const last = current?.details.lastAction
         if (!last || last.acceptedAt !== acceptedAt || last.action !== action) break
         if (last.status === 'QUEUED') continue
         if (last.status === 'FAILED' && last.error?.startsWith('PROVIDER_ERROR')) {
@@ -637,7 +250,7 @@ export function micromobilityTrips(deps: TripsDeps) {
       const now = caller.now
       const paused = row.pausedSince ? now.getTime() - row.pausedSince.getTime() : 0
       const closed = { ...row, endedAt: now, pausedSince: null, pausedMs: row.pausedMs + Math.max(0, paused) }
-      const d = row.details as unknown as TripDetails
+      const d = row.details
       const breakdown = d.pricingPlan ? priceBreakdown(d.pricingPlan, minutesOf(closed, now)) : undefined
       const updated = await save(
         row,
@@ -686,4 +299,4 @@ export function micromobilityTrips(deps: TripsDeps) {
   }
 }
 
-export type MicromobilityTrips = ReturnType<typeof micromobilityTrips>
+export type MicromobilityTrips = ReturnType<typeof createMicromobilityTrips>

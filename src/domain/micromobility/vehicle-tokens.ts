@@ -15,7 +15,7 @@ export interface VehicleClaim {
   x: number
 }
 
-export function vehicleTokens(tokens: TokenCipher) {
+export function createVehicleTokens(tokens: TokenCipher) {
   // The vehicles of one page share their validity: its text is made once, not per vehicle.
   let last = { ms: Number.NaN, iso: '' }
   return {
@@ -56,4 +56,4 @@ export function vehicleTokens(tokens: TokenCipher) {
   }
 }
 
-export type VehicleTokens = ReturnType<typeof vehicleTokens>
+export type VehicleTokens = ReturnType<typeof createVehicleTokens>

@@ -13,7 +13,7 @@ import { detail } from '../../platform/i18n/texts.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { failIfNoProviderAnswered, mergedPage, providerOutcome } from '../providers/merged-pages.ts'
-import { fleetIndexCache } from './fleet-index.ts'
+import { createFleetIndexCache } from './fleet-index.ts'
 import type { VehicleTokens } from './vehicle-tokens.ts'
 
 export interface VehiclesDeps {
@@ -34,8 +34,8 @@ const cursorContext = (caller: Caller) => ({
 const tripCapable = (p: MicroProvider) => !!p.connector.trips && p.connector.capabilities.operations.includes('TRIPS')
 
 /** Vehicle search, QR and id look-ups over every micromobility provider of the tenant. */
-export function micromobilityVehicles(deps: VehiclesDeps) {
-  const indexFor = fleetIndexCache()
+export function createMicromobilityVehicles(deps: VehiclesDeps) {
+  const indexFor = createFleetIndexCache()
   const fleet = (caller: Caller, p: MicroProvider) =>
     deps.callProvider(caller, p, 'fleet', deps.timeoutMs, (c, ctx) => c.fleet(ctx), true)
 
@@ -253,3 +253,5 @@ function intersects(geometry: { coordinates: unknown[] }, [minLon, minLat, maxLo
   visit(geometry.coordinates)
   return a <= maxLon && c >= minLon && b <= maxLat && d >= minLat
 }
+
+export type MicromobilityVehicles = ReturnType<typeof createMicromobilityVehicles>

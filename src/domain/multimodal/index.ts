@@ -20,20 +20,20 @@ import type { Departure, Stop } from '../../contract/public-transport.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
 import { placeIdFor } from '../cars/locations.ts'
 import { providerDisplay } from '../cars/present.ts'
-import type { micromobilityVehicles } from '../micromobility/vehicles.ts'
+import type { MicromobilityVehicles } from '../micromobility/vehicles.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
 import { providerError } from '../providers/merged-pages.ts'
 import { presentAlerts } from '../public-transport/alert-view.ts'
 import { presentStop } from '../public-transport/stops.ts'
-import { multimodalTiles } from './tiles.ts'
+import { createMultimodalTiles } from './tiles.ts'
 
-export { MAX_TILE_ZOOM, multimodalTiles, tileBounds, validTile } from './tiles.ts'
+export { createMultimodalTiles, MAX_TILE_ZOOM, tileBounds, validTile } from './tiles.ts'
 
 export interface MultimodalDeps {
   registry: Registry
   callProvider: CallProvider
   /** The micromobility use case: POST /multimodal reuses its search. */
-  vehicles: Pick<ReturnType<typeof micromobilityVehicles>, 'search'>
+  vehicles: Pick<MicromobilityVehicles, 'search'>
   /** Deadline of each source of POST /multimodal (default 3 s). */
   sourceTimeoutMs?: number
   /** Deadline of each provider call while building a tile (default 3 s). */
@@ -283,7 +283,7 @@ export function createMultimodal(deps: MultimodalDeps) {
       }
     },
 
-    tiles: multimodalTiles({
+    tiles: createMultimodalTiles({
       registry: deps.registry,
       callProvider: deps.callProvider,
       timeoutMs: deps.tileTimeoutMs ?? SOURCE_TIMEOUT_MS,

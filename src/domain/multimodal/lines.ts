@@ -209,7 +209,7 @@ export interface LinesDeps {
 }
 
 /** The `lines` layer of one tile, from the caller's providers that draw lines; a provider that fails is left out. */
-export function transitLines(deps: LinesDeps) {
+export function createTransitLines(deps: LinesDeps) {
   // One entry per provider (bounded by the providers file); a new version of a provider's lines replaces its index.
   const indexes = new Map<string, { version: string; index: GeoJSONVT }>()
 
@@ -262,3 +262,5 @@ export function transitLines(deps: LinesDeps) {
     return found.sort((a, b) => rank(a) - rank(b)).slice(-MAX_LINE_FEATURES)
   }
 }
+
+export type TransitLines = ReturnType<typeof createTransitLines>

@@ -17,7 +17,7 @@ import { distanceMeters } from '../../platform/geo.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import { placeIdFor } from '../cars/locations.ts'
 import { type Caller, type CallProvider, eligibleProviders } from '../providers/calls.ts'
-import { LINES_MIN_ZOOM, transitLines } from './lines.ts'
+import { createTransitLines, LINES_MIN_ZOOM } from './lines.ts'
 import { transitVehicleLayer } from './transit-vehicle-layer.ts'
 
 export const MAX_TILE_ZOOM = 22
@@ -160,10 +160,10 @@ export interface Tile {
  * zones and live transit vehicles (transit-vehicle-layer.ts) inside the tile (plus a small buffer), encoded as a
  * Mapbox Vector Tile with geojson-vt and vt-pbf. A provider that fails leaves its features out; the tile is still answered.
  */
-export function multimodalTiles(deps: TileDeps) {
+export function createMultimodalTiles(deps: TileDeps) {
   const boxesOf = fleetBoxes()
   const call = deps.callProvider
-  const linesTile = transitLines({ ...deps, extent: TILE_EXTENT, buffer: TILE_BUFFER })
+  const linesTile = createTransitLines({ ...deps, extent: TILE_EXTENT, buffer: TILE_BUFFER })
   const transitVehicles = transitVehicleLayer(deps)
 
   async function vehicles(caller: Caller, z: number, b: Bounds): Promise<Feature[]> {
@@ -315,7 +315,8 @@ export function multimodalTiles(deps: TileDeps) {
         const rules = zone.rules[0]
         features.push({
           type: 'Feature',
-          geometry: zone.geometry as unknown as Geometry,
+          // The API shape types coordinates loosely (unknown[]); the connectors hand GeoJSON Polygons and MultiPolygons.
+          geometry: zone.geometry as Geometry,
           properties: props({
             kind: 'ZONE',
             id: zone.id,
@@ -391,3 +392,5 @@ export function multimodalTiles(deps: TileDeps) {
     return { bytes, etag, counts }
   }
 }
+
+export type MultimodalTiles = ReturnType<typeof createMultimodalTiles>

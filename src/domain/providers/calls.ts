@@ -59,7 +59,7 @@ export function parseScenarios(header: string | string[] | undefined, environmen
  * Calls one provider through the resilience layer with the caller's context. The deadline is the caller's budget,
  * except for a provider a test scenario tells to time out, which misses a short one instead.
  */
-export function providerCaller(resilience: Resilience, tracing?: Tracing) {
+export function createProviderCaller(resilience: Resilience, tracing?: Tracing) {
   return function callProvider<C extends Connector, T>(
     caller: Caller,
     provider: Provider & { connector: C },
@@ -141,7 +141,7 @@ const never = (signal: AbortSignal) =>
     else signal.addEventListener('abort', abort, { once: true })
   })
 
-export type CallProvider = ReturnType<typeof providerCaller>
+export type CallProvider = ReturnType<typeof createProviderCaller>
 
 // Journeys are not among them: planning needs no booking, so a provider that needs a stored booking still plans
 // journeys for a tenant under retention NONE, only without ticket offers (see public-transport/journeys.ts).

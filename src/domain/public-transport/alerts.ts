@@ -35,7 +35,7 @@ const cursorContext = (caller: Caller) => ({
 })
 
 /** GET /public-transport/alerts (DECISIONS "Real-time transit"): the active alerts of the tenant's providers. */
-export function publicTransportAlerts(deps: {
+export function createPublicTransportAlerts(deps: {
   stops: PublicTransportStops
   callProvider: CallProvider
   tokens: TokenCipher
@@ -130,4 +130,4 @@ export function publicTransportAlerts(deps: {
   return { list }
 }
 
-export type PublicTransportAlerts = ReturnType<typeof publicTransportAlerts>
+export type PublicTransportAlerts = ReturnType<typeof createPublicTransportAlerts>

@@ -8,14 +8,12 @@ import type { OfferTokens } from '../cars/offer-tokens.ts'
 import type { Publish } from '../event-publishing.ts'
 import type { Geocoder } from '../geocoding/index.ts'
 import type { CallProvider } from '../providers/calls.ts'
-import { publicTransportAlerts } from './alerts.ts'
-import { publicTransportJourneys } from './journeys.ts'
-import { publicTransportStops } from './stops.ts'
-import { publicTransportSubscriptions } from './subscriptions.ts'
-import { publicTransportTickets } from './tickets.ts'
-import { publicTransportVehicles } from './vehicles.ts'
-
-export type PublicTransportJourneysFn = ReturnType<typeof publicTransportJourneys>
+import { createPublicTransportAlerts } from './alerts.ts'
+import { createPublicTransportJourneys } from './journeys.ts'
+import { createPublicTransportStops } from './stops.ts'
+import { createPublicTransportSubscriptions } from './subscriptions.ts'
+import { createPublicTransportTickets } from './tickets.ts'
+import { createPublicTransportVehicles } from './vehicles.ts'
 
 /** Everything behind /public-transport, from explicit dependencies. */
 export function createPublicTransport(deps: {
@@ -43,7 +41,7 @@ export function createPublicTransport(deps: {
     log: deps.log,
     publish: deps.publish,
   }
-  const stops = publicTransportStops({
+  const stops = createPublicTransportStops({
     registry: deps.registry,
     callProvider: deps.callProvider,
     tokens: deps.tokens,
@@ -51,13 +49,13 @@ export function createPublicTransport(deps: {
   })
   return {
     stops,
-    vehicles: publicTransportVehicles({
+    vehicles: createPublicTransportVehicles({
       registry: deps.registry,
       callProvider: deps.callProvider,
       tokens: deps.tokens,
       timeoutMs: deps.timeoutMs,
     }),
-    journeys: publicTransportJourneys({
+    journeys: createPublicTransportJourneys({
       stops,
       callProvider: deps.callProvider,
       geocoder: deps.geocoder,
@@ -65,7 +63,7 @@ export function createPublicTransport(deps: {
       offerTokenTtlSeconds: deps.offerTokenTtlSeconds,
       timeoutMs: deps.timeoutMs,
     }),
-    tickets: publicTransportTickets({
+    tickets: createPublicTransportTickets({
       stops,
       callProvider: deps.callProvider,
       kv: deps.kv,
@@ -74,13 +72,13 @@ export function createPublicTransport(deps: {
       offerTokenTtlSeconds: deps.offerTokenTtlSeconds,
       ...followUpDeps,
     }),
-    alerts: publicTransportAlerts({
+    alerts: createPublicTransportAlerts({
       stops,
       callProvider: deps.callProvider,
       tokens: deps.tokens,
       timeoutMs: deps.timeoutMs,
     }),
-    subscriptions: publicTransportSubscriptions({
+    subscriptions: createPublicTransportSubscriptions({
       stops,
       callProvider: deps.callProvider,
       repo: deps.repo,

@@ -67,7 +67,7 @@ export const offerFields = (p: PtProvider, o: ProviderTicketOffer) => ({
 })
 
 /** POST /public-transport/journeys: every provider that can route both ends, merged, with ticket offers. */
-export function publicTransportJourneys(deps: JourneyDeps) {
+export function createPublicTransportJourneys(deps: JourneyDeps) {
   async function end(
     value: JourneyRequest['origin'],
     field: string,
@@ -228,3 +228,5 @@ export function publicTransportJourneys(deps: JourneyDeps) {
     return { journeys, providers: outcomes }
   }
 }
+
+export type PublicTransportJourneys = ReturnType<typeof createPublicTransportJourneys>

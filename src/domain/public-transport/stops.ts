@@ -89,7 +89,7 @@ const cursorContext = (caller: Caller) => ({
 })
 
 /** GET /public-transport/stops and departures (spec 4.3; DECISIONS "Public transport"). */
-export function publicTransportStops(deps: {
+export function createPublicTransportStops(deps: {
   registry: Registry
   callProvider: CallProvider
   tokens: TokenCipher
@@ -215,4 +215,4 @@ export function publicTransportStops(deps: {
   }
 }
 
-export type PublicTransportStops = ReturnType<typeof publicTransportStops>
+export type PublicTransportStops = ReturnType<typeof createPublicTransportStops>

@@ -8,11 +8,11 @@ import type { Environment } from '../../contract/access.ts'
 import { ApiError, isApiError } from '../../contract/errors.ts'
 import type { Subscription } from '../../contract/public-transport.ts'
 import { detail } from '../../platform/i18n/texts.ts'
-import type { Jobs, JobsLogger } from '../../platform/jobs.ts'
+import type { JobHandlers, Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
-import { followUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
+import { createFollowUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
 import type { Publish } from '../event-publishing.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
@@ -47,7 +47,7 @@ interface RecordSubscription {
 }
 
 /** Subscription products (for example Deutschlandticket) and the tenant's subscriptions. Needs stored data. */
-export function publicTransportSubscriptions(deps: {
+export function createPublicTransportSubscriptions(deps: {
   stops: PublicTransportStops
   callProvider: CallProvider
   repo: PublicTransportRepo
@@ -204,7 +204,7 @@ export function publicTransportSubscriptions(deps: {
     return current
   }
 
-  const followUp = followUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
+  const followUp = createFollowUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
   const sellerFor = (caller: Caller, providerId: string) => {
     const p = sellers(caller).find((x) => x.entry.id === providerId)
     if (!p) throw new ApiError('PROVIDER_ERROR', undefined, { providerId, reason: 'PROVIDER_NOT_AVAILABLE' })
@@ -239,10 +239,14 @@ export function publicTransportSubscriptions(deps: {
     }
   }
 
-  deps.jobs.register<UndoSubscription>(JOB_UNDO_SUBSCRIPTION, (payload) => undoSubscription(payload))
-  deps.jobs.register<RecordSubscription>(JOB_RECORD_SUBSCRIPTION, (payload) => recordSubscription(payload))
+  /** The job handlers, by kind, for the app to register (services.ts). */
+  const jobHandlers: JobHandlers = {
+    [JOB_UNDO_SUBSCRIPTION]: (payload: UndoSubscription) => undoSubscription(payload),
+    [JOB_RECORD_SUBSCRIPTION]: (payload: RecordSubscription) => recordSubscription(payload),
+  }
 
   return {
+    jobHandlers,
     async products(caller: Caller) {
       const providers = sellers(caller)
       const answers = await Promise.allSettled(
@@ -319,7 +323,7 @@ export function publicTransportSubscriptions(deps: {
           productName: product.name,
           providerName: p.entry.name,
           subscription: created,
-        } as unknown as Record<string, unknown>,
+        },
       }
       const row = await retryWrite(
         () => deps.repo.insertSubscription(newRow),
@@ -379,4 +383,4 @@ export function publicTransportSubscriptions(deps: {
   }
 }
 
-export type PublicTransportSubscriptions = ReturnType<typeof publicTransportSubscriptions>
+export type PublicTransportSubscriptions = ReturnType<typeof createPublicTransportSubscriptions>

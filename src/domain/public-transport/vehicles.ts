@@ -99,7 +99,7 @@ const cursorContext = (caller: Caller) => ({
 })
 
 /** GET /public-transport/vehicles: nearest first, merged over the providers, in cursor pages (spec 8). */
-export function publicTransportVehicles(deps: {
+export function createPublicTransportVehicles(deps: {
   registry: Registry
   callProvider: CallProvider
   tokens: TokenCipher
@@ -162,4 +162,4 @@ export function publicTransportVehicles(deps: {
   }
 }
 
-export type PublicTransportVehicles = ReturnType<typeof publicTransportVehicles>
+export type PublicTransportVehicles = ReturnType<typeof createPublicTransportVehicles>

@@ -18,7 +18,7 @@ const UNKNOWN_EPOCH = '\u0000unknown'
  * epoch moves; every admin change moves it, so a revocation or a tenant change made on one instance is seen by every
  * instance on its next request (one read of the epoch per request; in memory when embedded).
  */
-export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; clock: () => Date }) {
+export function createKeyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; clock: () => Date }) {
   let epoch: string | undefined
   const cache = new Map<string, { key: ApiKeyRow; tenant: TenantRow } | null>()
   // Keys whose hash already matched, by their full text: the hot path skips hashing (cleared with the cache).
@@ -93,4 +93,4 @@ export function keyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; cl
   }
 }
 
-export type KeyResolver = ReturnType<typeof keyResolver>
+export type KeyResolver = ReturnType<typeof createKeyResolver>

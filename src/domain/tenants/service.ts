@@ -50,7 +50,7 @@ export const normalizeOrigins = (origins: string[]) => [
   ...new Set(origins.map((o) => o.toLowerCase().replace(/\/$/, ''))),
 ]
 
-export function tenantService({ repo, clock, providerIds, onChange }: TenantServiceDeps) {
+export function createTenantService({ repo, clock, providerIds, onChange }: TenantServiceDeps) {
   const checkProviders = (providers: string[] | null | undefined) => {
     if (!providers) return
     const known = new Set(providerIds())
@@ -172,4 +172,4 @@ export function tenantService({ repo, clock, providerIds, onChange }: TenantServ
   }
 }
 
-export type TenantService = ReturnType<typeof tenantService>
+export type TenantService = ReturnType<typeof createTenantService>

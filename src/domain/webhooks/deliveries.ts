@@ -44,7 +44,7 @@ const jobId = (deliveryId: string, attempt: number) => `job_whd_${deliveryId}_${
  * database, each attempt a job (so it survives restarts and runs once across instances), the first run at once by
  * the instance that recorded it. At least once per endpoint, with the same `webhook-id` on every attempt.
  */
-export function webhookDelivery(deps: DeliveryDeps) {
+export function createWebhookDelivery(deps: DeliveryDeps) {
   const { repo, jobs, tokens, clock, log } = deps
   const random = deps.random ?? Math.random
 
@@ -272,4 +272,4 @@ export function webhookDelivery(deps: DeliveryDeps) {
   }
 }
 
-export type WebhookDelivery = ReturnType<typeof webhookDelivery>
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>

@@ -76,7 +76,7 @@ function eventTypes(events: string[] | null | undefined): EventType[] | null | u
 }
 
 /** Management of a tenant's endpoints: create, list, read, change, delete, rotate the secret, test, delivery log. */
-export function webhookEndpoints(deps: EndpointsDeps) {
+export function createWebhookEndpoints(deps: EndpointsDeps) {
   const { repo, tokens, clock } = deps
 
   const checkUrl = async (raw: string, environment: 'live' | 'test') => {
@@ -223,4 +223,4 @@ export function webhookEndpoints(deps: EndpointsDeps) {
   }
 }
 
-export type WebhookEndpoints = ReturnType<typeof webhookEndpoints>
+export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>

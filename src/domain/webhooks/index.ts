@@ -2,11 +2,11 @@ import { ApiError } from '../../contract/errors.ts'
 import type { JobHandler, Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import type { Db } from '../../store/db.ts'
-import { webhooksRepo } from '../../store/webhooks-repo.ts'
+import { createWebhooksRepo } from '../../store/webhooks-repo.ts'
 import type { EventSink } from '../events.ts'
 import { TENANT_ID } from '../tenants/keys.ts'
-import { DELIVER_JOB, webhookDelivery } from './deliveries.ts'
-import { type Actor, webhookEndpoints } from './endpoints.ts'
+import { createWebhookDelivery, DELIVER_JOB } from './deliveries.ts'
+import { type Actor, createWebhookEndpoints } from './endpoints.ts'
 import { type HostResolver, systemResolver } from './url-policy.ts'
 
 export const MAINTENANCE_JOB = 'webhooks.maintain'
@@ -40,9 +40,9 @@ export interface WebhooksDeps {
  * endpoints, and the delivery jobs (whose handlers the app registers).
  */
 export function createWebhooks(deps: WebhooksDeps) {
-  const repo = webhooksRepo(deps.db)
+  const repo = createWebhooksRepo(deps.db)
   const resolveHost = deps.resolveHost ?? systemResolver
-  const delivery = webhookDelivery({
+  const delivery = createWebhookDelivery({
     repo,
     jobs: deps.jobs,
     tokens: deps.tokens,
@@ -53,7 +53,7 @@ export function createWebhooks(deps: WebhooksDeps) {
     log: deps.log,
     random: deps.random,
   })
-  const endpoints = webhookEndpoints({
+  const endpoints = createWebhookEndpoints({
     repo,
     tokens: deps.tokens,
     clock: deps.clock,

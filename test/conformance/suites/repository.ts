@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { bookingsListRepo } from '../../../src/store/bookings-list-repo.ts'
-import { carBookingsRepo } from '../../../src/store/car-bookings-repo.ts'
+import { createBookingsListRepo } from '../../../src/store/bookings-list-repo.ts'
+import { createCarBookingsRepo } from '../../../src/store/car-bookings-repo.ts'
 import type { Store } from '../../../src/store/db.ts'
-import { idempotencyRepo } from '../../../src/store/idempotency-repo.ts'
-import { publicTransportRepo } from '../../../src/store/public-transport-repo.ts'
-import { tenantsRepo } from '../../../src/store/tenants-repo.ts'
-import { tripsRepo } from '../../../src/store/trips-repo.ts'
-import { webhooksRepo } from '../../../src/store/webhooks-repo.ts'
+import { createIdempotencyRepo } from '../../../src/store/idempotency-repo.ts'
+import { createPublicTransportRepo } from '../../../src/store/public-transport-repo.ts'
+import type { CarBookingRecord, TripDetails } from '../../../src/store/records.ts'
+import { createTenantsRepo } from '../../../src/store/tenants-repo.ts'
+import { createTripsRepo } from '../../../src/store/trips-repo.ts'
+import { createWebhooksRepo } from '../../../src/store/webhooks-repo.ts'
+
+/** A stored record with only the fields a storage test looks at (the repository keeps what it is given). */
+const partial = <T>(value: object): T => value as unknown as T
 
 /**
  * The repository suite: what the store's repositories answer, the same on every database the service runs on
@@ -41,11 +45,11 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
 
     /** A tenant of the test's own, created at `createdAt`. */
     async function tenant(createdAt = at(0), extra: Record<string, unknown> = {}) {
-      return tenantsRepo(store.db).insertTenant({ id: unique('ten'), name: 'Tenant', createdAt, ...extra })
+      return createTenantsRepo(store.db).insertTenant({ id: unique('ten'), name: 'Tenant', createdAt, ...extra })
     }
 
     it('tenants: insert with defaults, find, update, page in creation order with the total, allowed origins', async () => {
-      const repo = tenantsRepo(store.db)
+      const repo = createTenantsRepo(store.db)
       const before = await repo.countTenants()
       const first = await tenant(at(1), { allowedOrigins: ['https://a.example'] })
       assert.equal(first.defaultLanguage, 'en')
@@ -77,7 +81,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
     })
 
     it('API keys: insert, found with their tenant, listed per tenant, revoked; gone with their tenant', async () => {
-      const repo = tenantsRepo(store.db)
+      const repo = createTenantsRepo(store.db)
       const owner = await tenant()
       const key = (id: string, createdAt: Date) =>
         repo.insertKey({
@@ -110,7 +114,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
     })
 
     it('car bookings: one per token, read within tenant and environment, compare-and-set updates, newest first', async () => {
-      const repo = carBookingsRepo(store.db)
+      const repo = createCarBookingsRepo(store.db)
       const owner = await tenant()
       const other = await tenant()
       const booking = (id: string, nonce: string, createdAt: Date, environment: 'live' | 'test' = 'test') => ({
@@ -121,7 +125,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
         providerReference: 'SR-AAAAAA',
         status: 'CONFIRMED' as const,
         tokenNonce: nonce,
-        record: { vehicle: { make: 'VW' } },
+        record: partial<CarBookingRecord>({ vehicle: { make: 'VW' } }),
         statusHistory: [{ status: 'CONFIRMED', time: createdAt.toISOString() }],
         createdAt,
       })
@@ -163,7 +167,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
     })
 
     it('trips: scoped reads, pages by cursor and status, due reservations, compare-and-set updates', async () => {
-      const repo = tripsRepo(store.db)
+      const repo = createTripsRepo(store.db)
       const owner = await tenant()
       const trip = (createdAt: Date, status: 'RESERVED' | 'ACTIVE', reservedUntil?: Date) =>
         repo.insert({
@@ -173,7 +177,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
           providerId: 'sandbox-scoot',
           vehicleId: 'scoot-0001',
           status,
-          details: { vehicle: { type: 'SCOOTER' } },
+          details: partial<TripDetails>({ vehicle: { type: 'SCOOTER' } }),
           ...(reservedUntil ? { reservedUntil } : {}),
           createdAt,
         })
@@ -224,7 +228,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
     })
 
     it('tickets and subscriptions: one booking per token, scoped reads, compare-and-set, subscriptions newest first', async () => {
-      const repo = publicTransportRepo(store.db)
+      const repo = createPublicTransportRepo(store.db)
       const owner = await tenant()
       const nonce = unique('nonce')
       const ticket = (createdAt: Date, tokenNonce = unique('nonce')) => ({
@@ -281,10 +285,10 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
       const base = {
         tenantId: owner.id,
         providerReference: 'R',
-        record: {},
+        record: partial<CarBookingRecord>({}),
         statusHistory: [],
       }
-      const car = await carBookingsRepo(store.db).insert({
+      const car = await createCarBookingsRepo(store.db).insert({
         ...base,
         id: unique('cb'),
         environment: 'test',
@@ -293,7 +297,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
         tokenNonce: unique('nonce'),
         createdAt: at(1),
       })
-      const ticket = await publicTransportRepo(store.db).insertBooking({
+      const ticket = await createPublicTransportRepo(store.db).insertBooking({
         ...base,
         id: unique('ptb'),
         environment: 'test',
@@ -302,7 +306,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
         tokenNonce: unique('nonce'),
         createdAt: at(2),
       })
-      await publicTransportRepo(store.db).insertBooking({
+      await createPublicTransportRepo(store.db).insertBooking({
         ...base,
         id: unique('ptb'),
         environment: 'live',
@@ -311,7 +315,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
         tokenNonce: unique('nonce'),
         createdAt: at(3),
       })
-      const list = bookingsListRepo(store.db)
+      const list = createBookingsListRepo(store.db)
       const both = await list.page(owner.id, 'test', ['CAR', 'PUBLIC_TRANSPORT'], 0, 10)
       assert.equal(both.total, 2)
       assert.deepEqual(
@@ -336,7 +340,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
     })
 
     it('idempotency keys: one holder at a time, taken over after its lease or its 24 hours, settled by its owner only', async () => {
-      const repo = idempotencyRepo(store.db)
+      const repo = createIdempotencyRepo(store.db)
       const owner = await tenant()
       const id = unique('idem')
       const claim = (who: string, now: Date) => ({
@@ -375,7 +379,7 @@ export function repositorySuite(profile: RepositoryProfile, settings: { skip?: s
     })
 
     it('webhook endpoints: scoped reads, pages newest first, failure streaks, disabled once', async () => {
-      const repo = webhooksRepo(store.db)
+      const repo = createWebhooksRepo(store.db)
       const owner = await tenant()
       const endpoint = (createdAt: Date, environment: 'live' | 'test' = 'test') =>
         repo.insertEndpoint({
