@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Booking } from './cars.ts'
+import { Booking } from './car-bookings.ts'
 import { OffsetPagination, OffsetQuery, OneOf } from './common.ts'
 import { PtBooking } from './public-transport.ts'
 

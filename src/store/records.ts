@@ -1,4 +1,4 @@
-import type { Booking } from '../contract/cars.ts'
+import type { Booking } from '../contract/car-bookings.ts'
 import type { PricingPlan, Trip } from '../contract/micromobility.ts'
 
 /**

@@ -7,7 +7,7 @@ import {
   OfferTokenBody,
   PrebookRequest,
   PrebookResult,
-} from '../../contract/cars.ts'
+} from '../../contract/car-bookings.ts'
 import { responses } from '../../contract/common.ts'
 import { callerOf } from '../../http/caller.ts'
 import { created, ok } from '../../http/envelope.ts'

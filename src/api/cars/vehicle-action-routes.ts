@@ -1,4 +1,4 @@
-import { VehicleActionRequest, VehicleActionResult } from '../../contract/cars.ts'
+import { VehicleActionRequest, VehicleActionResult } from '../../contract/car-bookings.ts'
 import { responses } from '../../contract/common.ts'
 import { callerOf } from '../../http/caller.ts'
 import { ok } from '../../http/envelope.ts'

@@ -1,15 +1,17 @@
 import type {
   BookingChange,
-  BookingStatus,
   CancellationPolicy,
   ChangeTypePolicy,
   Driver,
+  PickupRequirement,
+  RequiredField,
+} from '../../contract/car-bookings.ts'
+import type {
+  BookingStatus,
   InsuranceCoverage,
   MileageAllowance,
-  PickupRequirement,
   PricedUpsell,
   RefillPolicy,
-  RequiredField,
   UpsellSummary,
   Vehicle,
   VehicleAction,

@@ -1,4 +1,4 @@
-import type { Booking, BookingCreate, OfferDetails, PrebookResult } from '../../contract/cars.ts'
+import type { Booking, BookingCreate, OfferDetails, PrebookResult } from '../../contract/car-bookings.ts'
 import { ApiError, isApiError } from '../../contract/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import { notRecorded, retryWrite, UNDO_GRACE_MS } from '../after-confirm.ts'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { ProviderBooking } from '../../connectors/types/cars.ts'
 import type { Provider } from '../../connectors/types/common.ts'
-import type { Booking, Driver } from '../../contract/cars.ts'
+import type { Booking, Driver } from '../../contract/car-bookings.ts'
 import type { CarBookingRow } from '../../store/schema.ts'
 import { providerDisplay } from './present.ts'
 

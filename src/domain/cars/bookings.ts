@@ -1,4 +1,5 @@
-import type { Booking, BookingChange, ChangeType, VehicleAction } from '../../contract/cars.ts'
+import type { Booking, BookingChange } from '../../contract/car-bookings.ts'
+import type { ChangeType, VehicleAction } from '../../contract/cars.ts'
 import { ApiError } from '../../contract/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
 import type { Caller } from '../providers/calls.ts'

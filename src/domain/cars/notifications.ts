@@ -1,4 +1,4 @@
-import type { Booking, Driver } from '../../contract/cars.ts'
+import type { Booking, Driver } from '../../contract/car-bookings.ts'
 import type { Jobs } from '../../platform/jobs.ts'
 import { enqueueMail, type Mailer, type MailMessage } from '../../platform/mail.ts'
 import { bookingMail } from '../../platform/mail-templates.ts'

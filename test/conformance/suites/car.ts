@@ -4,13 +4,15 @@ import type { CarConnector, CarSearchQuery, ProviderCarOffer } from '../../../sr
 import type { Scenario } from '../../../src/connectors/types/common.ts'
 import {
   CancellationPolicy,
-  CHANGE_TYPES,
   ChangeTypePolicy,
   Driver,
-  MileageAllowance,
   PickupRequirement,
-  PricedUpsell,
   RequiredField,
+} from '../../../src/contract/car-bookings.ts'
+import {
+  CHANGE_TYPES,
+  MileageAllowance,
+  PricedUpsell,
   UPSELL_AVAILABILITY,
   UpsellSummary,
   Vehicle,

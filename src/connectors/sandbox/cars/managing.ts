@@ -1,4 +1,5 @@
-import type { BookingChange, ChangeType, VehicleAction } from '../../../contract/cars.ts'
+import type { BookingChange } from '../../../contract/car-bookings.ts'
+import type { ChangeType, VehicleAction } from '../../../contract/cars.ts'
 import { ApiError } from '../../../contract/errors.ts'
 import type { Coordinates } from '../../../contract/shared.ts'
 import { detail } from '../../../platform/i18n/texts.ts'

@@ -1,4 +1,4 @@
-import type { RequiredField } from '../../../contract/cars.ts'
+import type { RequiredField } from '../../../contract/car-bookings.ts'
 import { ApiError } from '../../../contract/errors.ts'
 import type { LocationDetails, Price, Warning } from '../../../contract/shared.ts'
 import { detail } from '../../../platform/i18n/texts.ts'

@@ -1,10 +1,5 @@
-import type {
-  CancellationPolicy,
-  CarCategory,
-  ChangeType,
-  ChangeTypePolicy,
-  PickupRequirement,
-} from '../../../contract/cars.ts'
+import type { CancellationPolicy, ChangeTypePolicy, PickupRequirement } from '../../../contract/car-bookings.ts'
+import type { CarCategory, ChangeType } from '../../../contract/cars.ts'
 import { eur } from './pricing.ts'
 import type { SandboxStation } from './stations.ts'
 import { textsFor } from './texts.ts'

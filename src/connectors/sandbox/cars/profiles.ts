@@ -1,4 +1,4 @@
-import type { Driver } from '../../../contract/cars.ts'
+import type { Driver } from '../../../contract/car-bookings.ts'
 import { RENT_FLEET, type SandboxVehicleModel } from './fleet.ts'
 import type { ProfileKind } from './policies.ts'
 import { SHARE_FLEET, SHARE_STATIONS } from './share.ts'

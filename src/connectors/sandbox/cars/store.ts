@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { BookingStatus, Driver } from '../../../contract/cars.ts'
+import type { Driver } from '../../../contract/car-bookings.ts'
+import type { BookingStatus } from '../../../contract/cars.ts'
 import { ApiError } from '../../../contract/errors.ts'
 import type { DetailedPrice, Price } from '../../../contract/shared.ts'
 import type { Kv } from '../../../platform/kv/types.ts'
