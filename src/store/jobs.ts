@@ -13,7 +13,7 @@ import {
 import type { Store } from './db.ts'
 import { rowsOf } from './migrate.ts'
 import { and, eq, sql } from './orm.ts'
-import { type JobRow, jobs } from './schema.ts'
+import { jobs } from './schema.ts'
 
 export interface JobsOptions {
   store: Store

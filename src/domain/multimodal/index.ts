@@ -16,7 +16,7 @@ import {
   type SourceOutcome,
   type SourceStatus,
 } from '../../contract/multimodal.ts'
-import type { Departure, Stop } from '../../contract/public-transport.ts'
+import type { Departure } from '../../contract/public-transport.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
 import { placeIdFor } from '../cars/locations.ts'
 import { providerDisplay } from '../cars/present.ts'
