@@ -31,6 +31,9 @@ const readPid = (file: string): number | undefined => {
   }
 }
 
+/** The lock files this process holds (a second open in the same process is refused like another process's). */
+const heldHere = new Set<string>()
+
 /**
  * PGlite cannot be opened by two processes at once (the second would corrupt the files), so the process that opens
  * `dataDir` holds `<dataDir>/.lock` with its pid. A lock whose process is gone is stale and taken over.
@@ -41,17 +44,22 @@ export function lockDataDir(dataDir: string): () => void {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       writeFileSync(file, String(process.pid), { flag: 'wx' })
+      heldHere.add(resolve(file))
       let held = true
       return () => {
         if (!held) return
         held = false
+        heldHere.delete(resolve(file))
         if (readPid(file) === process.pid) rmSync(file, { force: true })
       }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const pid = readPid(file)
-    if (pid !== undefined && isAlive(pid)) {
+    // Our own pid in a lock this process does not hold: written by an earlier process that had the same pid (a
+    // container restarted after a kill starts as pid 1 again), so it is stale.
+    const earlierSelf = pid === process.pid && !heldHere.has(resolve(file))
+    if (pid !== undefined && !earlierSelf && isAlive(pid)) {
       throw new Error(
         `the embedded database in ${resolve(dataDir)} is in use by process ${pid}; stop it, or use the admin API (/admin/v1) of the running service`,
       )
@@ -125,7 +133,7 @@ export async function createInOwnProcess(dataDir: string): Promise<void> {
     child.kill(signal)
     process.kill(process.pid, signal)
   }
-  const signals = ['SIGTERM', 'SIGINT'] as const
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
   for (const signal of signals) process.once(signal, forward)
   try {
     await new Promise<void>((done) => {
