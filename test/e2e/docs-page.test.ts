@@ -1,35 +1,18 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, noChromium, RESULTS } from '../helpers/chromium.ts'
 import { type Harness, skipReason, startHarness } from '../helpers/harness.ts'
 import { listenAll } from '../helpers/listen.ts'
 
-/** Debian's Chromium (apt-get install chromium); CHROMIUM_PATH points elsewhere (as in explorer.test.ts). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url))
-
-const noChromium = existsSync(CHROMIUM)
-  ? undefined
-  : `docs page end-to-end test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`
-if (noChromium) process.stderr.write(`\n*** ${noChromium} ***\n\n`)
+const skipped = noChromium('docs page end-to-end test')
 
 /**
  * The docs page (Swagger UI on the served document) as a newcomer uses it: paste the demo test key under Authorize,
  * open a search, Execute, read a 200. The requests carry the key and go to this service only.
  */
-describe('the docs page in Chromium', { skip: skipReason ?? noChromium }, () => {
+describe('the docs page in Chromium', { skip: skipReason ?? skipped }, () => {
   let h: Harness
   let base: string
   let browser: Browser
@@ -39,7 +22,7 @@ describe('the docs page in Chromium', { skip: skipReason ?? noChromium }, () => 
     ;[base] = await listenAll(h)
     const demo = await h.apps[0].services.tenants.ensureDemoTenant()
     key = demo?.keys.find((k) => k.environment === 'test' && k.type === 'secret')?.secret as string
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 60_000 })
+    browser = await launchChromium()
   })
   after(async () => {
     await browser?.close()

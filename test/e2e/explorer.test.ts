@@ -1,32 +1,16 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { VectorTile } from '@mapbox/vector-tile'
 import { PbfReader } from 'pbf'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { launchChromium, noChromium, RESULTS } from '../helpers/chromium.ts'
 import { createKey, createTenant, type Harness, skipReason, startHarness } from '../helpers/harness.ts'
 import { listenAll } from '../helpers/listen.ts'
 
-/** Debian's Chromium (apt-get install chromium); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url))
 const SCREENSHOT = `${RESULTS}explorer.png`
 
-const noChromium = existsSync(CHROMIUM)
-  ? undefined
-  : `explorer end-to-end test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`
-if (noChromium) process.stderr.write(`\n*** ${noChromium} ***\n\n`)
+const skipped = noChromium('explorer end-to-end test')
 
 /**
  * The transit vehicles the service's tiles hold inside the map's view: the z 14 tiles the page's live source reads,
@@ -64,7 +48,7 @@ async function transitVehiclesInView(page: import('playwright-core').Page, base:
 // Functions given to page.evaluate run in the browser: they reach the page's `map` (the explorer exposes it) through
 // globalThis, as this project compiles without the DOM library.
 
-describe('the explorer map page in Chromium', { skip: skipReason ?? noChromium }, () => {
+describe('the explorer map page in Chromium', { skip: skipReason ?? skipped }, () => {
   let h: Harness
   let base: string
   let browser: Browser
@@ -85,7 +69,7 @@ describe('the explorer map page in Chromium', { skip: skipReason ?? noChromium }
         rateLimit: { limit: 10_000, windowSeconds: 60 },
       })
     ).secret
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 60_000 })
+    browser = await launchChromium()
   })
   after(async () => {
     await browser?.close()
