@@ -182,18 +182,23 @@ describe('search session store: memory specifics', () => {
     // A full collection before each reading, so the heap figure is what is alive.
     setFlagsFromString('--expose-gc')
     const gc = runInNewContext('gc') as () => void
-    // Other work of the process (timers, other tests' leftovers) can grow the heap between the readings: up to three
-    // measurements, and one that fits is enough (noise only ever adds to the heap's growth).
+    // Other work of the process (timers, other tests' leftovers) can grow or free heap between the readings, so the
+    // sessions' size is read twice: as the growth when they are built and as what is freed when they are dropped.
+    // The estimate must be no less than the smaller reading and under twice the larger; up to three measurements.
     let last = ''
     for (let attempt = 0; attempt < 3; attempt++) {
       gc()
       const before = process.memoryUsage().heapUsed
-      const kept = Array.from({ length: 400 }, (_, n) => build(n))
+      let kept: ReturnType<typeof build>[] | undefined = Array.from({ length: 400 }, (_, n) => build(n))
       gc()
-      const real = process.memoryUsage().heapUsed - before
+      const built = process.memoryUsage().heapUsed
       const estimated = kept.reduce((sum, list) => sum + estimateBytes(list), 0)
-      if (estimated >= 0.85 * real && estimated < 2 * real) return
-      last = `estimated ${estimated}, heap grew by ${real}`
+      kept = undefined
+      gc()
+      const grew = built - before
+      const freed = built - process.memoryUsage().heapUsed
+      if (estimated >= 0.85 * Math.min(grew, freed) && estimated < 2 * Math.max(grew, freed)) return
+      last = `estimated ${estimated}, heap grew by ${grew} and freed ${freed}`
     }
     assert.fail(last)
   })
