@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import cluster from 'node:cluster'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
@@ -100,12 +100,79 @@ export function keepWasmOnBaselineCompiler(): void {
 /** Whether `dataDir` holds a database already (PGlite's own test: a directory without one gets initdb first). */
 export const pgliteDatabaseExists = (dataDir: string): boolean => existsSync(join(dataDir, 'PG_VERSION'))
 
-/** Creates the database in `dataDir` (PGlite's initdb) and closes it; nothing when one is there. */
-export async function createPgliteDatabase(dataDir: string): Promise<void> {
+/**
+ * A new database made once when the project is installed (`npm ci` runs the "prepare" script,
+ * scripts/pglite-template.js): PGlite's initdb peaks at ~510 MiB RSS for seconds (two 128 MiB WASM memories, the
+ * 128 MiB copy it restores before each step, the new cluster in memory and its tar), more than a start may take. A
+ * first start copies this directory instead (files only, no PostgreSQL running). Kept beside the PGlite version and
+ * initdb options it was made with; made by another (an upgrade without a new install) it is not used, and initdb
+ * runs as before. Git ignores `.cache/`.
+ */
+export const DATABASE_TEMPLATE_DIR = fileURLToPath(new URL('../../.cache/pglite-template', import.meta.url))
+
+/** What a template must have been made with to be copied: this PGlite (its WASM build) and these initdb options. */
+function templateStamp(): string {
+  const pkg = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'))
+  const version = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version
+  return JSON.stringify({ pglite: version, initdb: INITDB_PARAMS })
+}
+
+const readOr = (file: string, fallback: string): string => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return fallback
+  }
+}
+
+/** Whether `template` holds a complete database made by this PGlite with these options. */
+export const databaseTemplateUsable = (template = DATABASE_TEMPLATE_DIR): boolean =>
+  readOr(join(template, 'stamp.json'), '') === templateStamp() && pgliteDatabaseExists(join(template, 'data'))
+
+/**
+ * Copies the template's database into `dataDir` (whose lock the caller holds); false when there is no usable template.
+ * PG_VERSION goes last: it is what says a database is there, so a copy cut short is copied again, never opened.
+ */
+export function copyDatabaseTemplate(dataDir: string, template = DATABASE_TEMPLATE_DIR): boolean {
+  if (!databaseTemplateUsable(template)) return false
+  const data = join(template, 'data')
+  cpSync(data, dataDir, {
+    recursive: true,
+    force: true,
+    filter: (source) => source !== join(data, 'PG_VERSION') && source !== join(data, '.lock'),
+  })
+  copyFileSync(join(data, 'PG_VERSION'), join(dataDir, 'PG_VERSION'))
+  return true
+}
+
+/**
+ * Makes the template (scripts/pglite-template.js, run by `npm ci`): PGlite's initdb into a directory of its own, then
+ * renamed into place with the stamp, so a template is complete or absent. Returns its directory.
+ */
+export async function buildDatabaseTemplate(template = DATABASE_TEMPLATE_DIR): Promise<string> {
+  const building = `${template}.${process.pid}`
+  rmSync(building, { recursive: true, force: true })
+  try {
+    await createPgliteDatabase(join(building, 'data'), { fromTemplate: false })
+    writeFileSync(join(building, 'stamp.json'), templateStamp())
+    rmSync(template, { recursive: true, force: true })
+    renameSync(building, template)
+  } finally {
+    rmSync(building, { recursive: true, force: true })
+  }
+  return template
+}
+
+/**
+ * Creates the database in `dataDir` and closes it; nothing when one is there. A copy of the install's template when
+ * there is a usable one, otherwise PGlite's initdb.
+ */
+export async function createPgliteDatabase(dataDir: string, { fromTemplate = true } = {}): Promise<void> {
   if (pgliteDatabaseExists(dataDir)) return
   mkdirSync(dataDir, { recursive: true })
   const release = lockDataDir(dataDir)
   try {
+    if (pgliteDatabaseExists(dataDir) || (fromTemplate && copyDatabaseTemplate(dataDir))) return
     keepWasmOnBaselineCompiler()
     const client = new PGlite(dataDir, PGLITE_OPTIONS)
     try {
@@ -124,10 +191,13 @@ export async function createPgliteDatabase(dataDir: string): Promise<void> {
  * memory (128 MiB) to restore it before every step: ~450 MiB for a few seconds, and the C heap it grows stays with
  * the process afterwards (+60 MiB of idle RSS, freed but never given back). In a child both end with it; the service
  * then opens the database as on any restart. Should the child fail, the service's own opening runs initdb and reports
- * whatever is wrong, as before. A signal that stops the start stops the child too.
+ * whatever is wrong, as before. A signal that stops the start stops the child too. With the install's template there
+ * is no initdb: the copy is made here, in this process.
  */
 export async function createInOwnProcess(dataDir: string): Promise<void> {
   if (pgliteDatabaseExists(dataDir)) return
+  // A copy of the template needs no process of its own (no PostgreSQL runs).
+  if (databaseTemplateUsable()) return createPgliteDatabase(dataDir)
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), dataDir], { stdio: 'ignore' })
   const forward = (signal: NodeJS.Signals) => {
     child.kill(signal)
@@ -150,7 +220,8 @@ export const embeddedDatabaseDir = (config: Pick<Config, 'dataDir'>): string => 
 
 /**
  * The first thing `npm start` does (src/start.js): when the service will use the embedded database and DATA_DIR has
- * none yet, creates it in a process of its own. A configuration that does not load is left to the service to report.
+ * none yet, copies the install's template or creates it in a process of its own. A configuration that does not load
+ * is left to the service to report.
  */
 export async function prepareEmbeddedDatabase(): Promise<void> {
   let config: Config

@@ -3,7 +3,13 @@ import { PGlite } from '@electric-sql/pglite'
 import type { Db, Store } from './db.ts'
 import { migrate } from './migrate.ts'
 import { pgliteDrizzle as drizzle } from './orm.ts'
-import { keepWasmOnBaselineCompiler, lockDataDir, PGLITE_OPTIONS } from './pglite-database.ts'
+import {
+  copyDatabaseTemplate,
+  keepWasmOnBaselineCompiler,
+  lockDataDir,
+  PGLITE_OPTIONS,
+  pgliteDatabaseExists,
+} from './pglite-database.ts'
 import * as schema from './schema.ts'
 
 export { lockDataDir } from './pglite-database.ts'
@@ -17,6 +23,8 @@ export async function openPglite(dataDir: string | undefined): Promise<Store> {
   }
   let client: PGlite | undefined
   try {
+    // A new data directory gets a copy of the install's template when there is one (no initdb in this process).
+    if (dataDir && !pgliteDatabaseExists(dataDir)) copyDatabaseTemplate(dataDir)
     keepWasmOnBaselineCompiler()
     client = dataDir ? new PGlite(dataDir, PGLITE_OPTIONS) : new PGlite(PGLITE_OPTIONS)
     await client.waitReady
