@@ -153,7 +153,7 @@ export async function buildDatabaseTemplate(template = DATABASE_TEMPLATE_DIR): P
   const building = `${template}.${process.pid}`
   rmSync(building, { recursive: true, force: true })
   try {
-    await createPgliteDatabase(join(building, 'data'), { fromTemplate: false })
+    await createPgliteDatabase(join(building, 'data'), undefined)
     writeFileSync(join(building, 'stamp.json'), templateStamp())
     rmSync(template, { recursive: true, force: true })
     renameSync(building, template)
@@ -164,15 +164,18 @@ export async function buildDatabaseTemplate(template = DATABASE_TEMPLATE_DIR): P
 }
 
 /**
- * Creates the database in `dataDir` and closes it; nothing when one is there. A copy of the install's template when
- * there is a usable one, otherwise PGlite's initdb.
+ * Creates the database in `dataDir` and closes it; nothing when one is there. A copy of `template` when it is usable,
+ * otherwise (or with none) PGlite's initdb.
  */
-export async function createPgliteDatabase(dataDir: string, { fromTemplate = true } = {}): Promise<void> {
+export async function createPgliteDatabase(
+  dataDir: string,
+  template: string | undefined = DATABASE_TEMPLATE_DIR,
+): Promise<void> {
   if (pgliteDatabaseExists(dataDir)) return
   mkdirSync(dataDir, { recursive: true })
   const release = lockDataDir(dataDir)
   try {
-    if (pgliteDatabaseExists(dataDir) || (fromTemplate && copyDatabaseTemplate(dataDir))) return
+    if (pgliteDatabaseExists(dataDir) || (template && copyDatabaseTemplate(dataDir, template))) return
     keepWasmOnBaselineCompiler()
     const client = new PGlite(dataDir, PGLITE_OPTIONS)
     try {
@@ -194,10 +197,10 @@ export async function createPgliteDatabase(dataDir: string, { fromTemplate = tru
  * whatever is wrong, as before. A signal that stops the start stops the child too. With the install's template there
  * is no initdb: the copy is made here, in this process.
  */
-export async function createInOwnProcess(dataDir: string): Promise<void> {
+export async function createInOwnProcess(dataDir: string, template = DATABASE_TEMPLATE_DIR): Promise<void> {
   if (pgliteDatabaseExists(dataDir)) return
   // A copy of the template needs no process of its own (no PostgreSQL runs).
-  if (databaseTemplateUsable()) return createPgliteDatabase(dataDir)
+  if (databaseTemplateUsable(template)) return createPgliteDatabase(dataDir, template)
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), dataDir], { stdio: 'ignore' })
   const forward = (signal: NodeJS.Signals) => {
     child.kill(signal)
@@ -237,5 +240,6 @@ export async function prepareEmbeddedDatabase(): Promise<void> {
 if (import.meta.main) {
   const dataDir = process.argv[2]
   if (!dataDir) throw new Error('usage: node src/store/pglite-database.ts <directory>')
-  await createPgliteDatabase(dataDir)
+  // The parent found no usable template: initdb.
+  await createPgliteDatabase(dataDir, undefined)
 }

@@ -42,7 +42,8 @@ describe('the embedded database holds little memory', () => {
     try {
       const db = join(dir, 'db')
       assert.equal(pgliteDatabaseExists(db), false)
-      await createInOwnProcess(db)
+      // Without a template (an install that did not make one): initdb in the child.
+      await createInOwnProcess(db, join(dir, 'no-template'))
       assert.equal(pgliteDatabaseExists(db), true)
       assert.match(readFileSync(join(db, 'postgresql.conf'), 'utf8'), /^shared_buffers = 16MB/m)
       // The child released the lock, and the opening that follows finds a database (no second initdb).
