@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Environment } from '../contract/access.ts'
 import { ApiError, isApiError } from '../contract/errors.ts'
+import { detail } from '../platform/i18n/texts.ts'
 import { type Jobs, type JobsLogger, PermanentJobError } from '../platform/jobs.ts'
 import type { Kv } from '../platform/kv/types.ts'
 import type { TenantRow } from '../store/schema.ts'
@@ -110,7 +111,7 @@ export function createFollowUps({ jobs, clock, log }: FollowUpDeps) {
   return async function schedule(
     kind: string,
     id: string,
-    payload: Record<string, unknown>,
+    payload: object,
     options: { delayMs: number; inline: () => Promise<void> },
   ): Promise<'scheduled' | 'done' | 'failed'> {
     try {
@@ -145,6 +146,40 @@ export function createFollowUps({ jobs, clock, log }: FollowUpDeps) {
 
 export type FollowUps = ReturnType<typeof createFollowUps>
 
+/**
+ * The provider made what the service could not record even after retries (a booking, tickets): a job undoes it
+ * at the provider after UNDO_GRACE_MS, unless the client's retry with the same token takes it over first (the token
+ * stays usable; later the retry books anew). Answers the client 503 NOT_RECORDED, saying so.
+ */
+export async function undoLater<U extends UndoAtProvider>(
+  followUp: FollowUps,
+  kind: string,
+  jobId: string,
+  undo: U,
+  cancelAtProvider: (undo: U) => Promise<void>,
+): Promise<never> {
+  await followUp(kind, jobId, { ...undo }, { delayMs: UNDO_GRACE_MS, inline: () => cancelAtProvider(undo) })
+  throw notRecorded({ prebookedOfferToken: detail('STILL_USABLE_RETRY') })
+}
+
+/**
+ * What the provider did to an existing record (a change, a cancellation, a ride's start or end) that the store would
+ * not take: a job writes it, here and now and then until the store takes it. When not even the job can be written the
+ * client is told to retry (503 NOT_RECORDED with `record`, the record's one id field): the provider answers a repeated
+ * change the same way, so the retry records it.
+ */
+export async function recordLater<J extends object>(
+  followUp: FollowUps,
+  kind: string,
+  record: { bookingId: string } | { subscriptionId: string } | { tripId: string },
+  job: J,
+  write: (job: J) => Promise<void>,
+): Promise<void> {
+  const [id] = Object.values(record)
+  const outcome = await followUp(kind, recordJobId(id), { ...job }, { delayMs: 0, inline: () => write(job) })
+  if (outcome === 'failed') throw notRecorded(record)
+}
+
 /** Fields of a job's payload that find the record (at the provider too) and hold nothing personal: what logs may show. */
 const TRACEABLE = [
   'tenantId',
@@ -157,7 +192,7 @@ const TRACEABLE = [
   'from',
 ]
 
-const traceable = (payload: Record<string, unknown>) =>
+const traceable = (payload: object) =>
   Object.fromEntries(Object.entries(payload).filter(([key]) => TRACEABLE.includes(key)))
 
 /** A cancellation at the provider of something it does not know (any more) is as good as done. */

@@ -71,6 +71,8 @@ export async function startTompOperator(options: TompOperatorOptions = {}) {
   const legs = new Map<string, Booking>()
   const requests: RecordedRequest[] = []
   const overrides = new Map<string, unknown>()
+  /** Run once each, right after the next answer to `GET <path>` is made (before the service can read it). */
+  const afterGet = new Map<string, Array<() => void>>()
   const state = { mode: undefined as 'error' | 'hang' | undefined, jammed: false, lost: new Set<string>() }
   const now = () => clock().getTime()
 
@@ -297,6 +299,9 @@ export async function startTompOperator(options: TompOperatorOptions = {}) {
       try {
         tick()
         const answer = route(req.method ?? 'GET', path, query, body, String(h['accept-language']))
+        if (req.method === 'GET') {
+          for (const hook of afterGet.get(path)?.splice(0) ?? []) hook()
+        }
         // Done, but the answer never arrives (a timeout after the operator acted).
         if (state.lost.has(`${req.method} ${path}`)) return
         send(res, req.method === 'POST' && (path === 'bookings' || path.startsWith('plann')) ? 201 : 200, answer)
@@ -334,6 +339,30 @@ export async function startTompOperator(options: TompOperatorOptions = {}) {
     override(path: string, body: unknown) {
       if (body === undefined) overrides.delete(path)
       else overrides.set(path, body)
+    },
+    /** Runs `hook` once, right after the next answer to GET `path` is made: what it changes that answer misses. */
+    afterGet(path: string, hook: () => void) {
+      afterGet.set(path, [...(afterGet.get(path) ?? []), hook])
+    },
+    /** A rider of another MaaS provider starts a ride on the asset: it leaves the available assets. */
+    take(assetId: string) {
+      const asset = byId.get(assetId)
+      if (!asset || holder(asset)) throw new Error(`${assetId} cannot be taken`)
+      const id = `BK-OTHER-${randomBytes(4).toString('hex').toUpperCase()}`
+      const t = now()
+      const b: Booking = {
+        id,
+        legId: `${id}-L1`,
+        assetId,
+        state: 'STARTED',
+        legState: 'IN_USE',
+        createdAt: t,
+        departure: t,
+        startedAt: t,
+        from: { latitude: asset.latitude, longitude: asset.longitude },
+      }
+      bookings.set(id, b)
+      legs.set(b.legId, b)
     },
     asset: (id: string) => byId.get(id),
     booking: (id: string) => bookings.get(id),

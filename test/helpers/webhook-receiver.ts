@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Harness } from './harness.ts'
+import { after, before } from 'node:test'
+import { type Harness, type HarnessOptions, startHarness } from './harness.ts'
 
 export interface Received {
   headers: IncomingHttpHeaders
@@ -76,6 +77,23 @@ export async function startReceiver(answer: (r: Received, index: number) => numb
 }
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>
+
+/**
+ * A service and a receiver for the tests of the describe block it is called in: started before them, stopped after
+ * them. The tests read `h` and `receiver` off the answer (set once the block's `before` ran).
+ */
+export function withReceiver(options?: HarnessOptions) {
+  const running = {} as { h: Harness; receiver: Receiver }
+  before(async () => {
+    running.h = await startHarness(options)
+    running.receiver = await startReceiver()
+  })
+  after(async () => {
+    await running.h.close()
+    await running.receiver.stop()
+  })
+  return running
+}
 
 /** Polls `check` until it returns something truthy. */
 export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 5000): Promise<T> {

@@ -170,8 +170,8 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
     assert.equal(won.length, 1, answers.map((r) => r.text).join('\n'))
     for (const lost of answers.filter((r) => r.status !== 201)) {
       assert.equal(lost.status, 404, lost.text)
-      assert.equal(lost.body.error.code, 'OFFER_EXPIRED')
-      assert.equal(lost.body.error.details.reason, 'VEHICLE_NOT_AVAILABLE')
+      assert.equal(lost.body.error.code, 'OFFER_EXPIRED', lost.text)
+      assert.equal(lost.body.error.details.reason, 'VEHICLE_NOT_AVAILABLE', lost.text)
     }
     // The operator refuses every horn (TOMP 1.6.1 has none): definitive answers, so no breaker counts them.
     const tripId = won[0].body.data.tripId
@@ -194,6 +194,31 @@ describe('a TOMP provider from the providers file', { skip: skipReason }, () => 
     }
     const done = won[0].body.data.status === 'RESERVED' ? `/${tripId}/cancel` : `/${tripId}/end`
     assert.equal((await h.api('POST', `/micromobility/trips${done}`, roomy, {})).status, 200)
+  })
+
+  it('a vehicle taken between the look-up of its token and the booking answers as a taken one: 404 OFFER_EXPIRED', async () => {
+    // What a rider winning the race on another instance does to this one, made to happen at the one bad moment: the
+    // trip's look-up of the vehicle reads the operator (the copy of the fleet is stale), which still lists it; the
+    // moment that answer is made another rider starts the vehicle and the copy is stale again, so the connector's own
+    // look just after reads the fleet without it (a vehicle in use leaves TOMP's available assets).
+    const refresh = 31_000
+    const free = (await search()).body.data.results.filter((x: any) => x.isAvailable)
+    for (const [i, action] of (['RESERVE', 'START'] as const).entries()) {
+      const v = free[i]
+      h.clock.advance(refresh)
+      let taken = false
+      operator.afterGet('operator/available-assets', () => {
+        operator.take(v.vehicleId)
+        taken = true
+        h.clock.advance(refresh)
+      })
+      const lost = await trip('', { action, vehicleToken: v.vehicleToken, userEmail: 'rider@example.com' })
+      assert.ok(taken, 'the look-up read the operator')
+      assert.equal(lost.status, 404, lost.text)
+      assert.equal(lost.body.error.code, 'OFFER_EXPIRED', lost.text)
+      assert.equal(lost.body.error.details.reason, 'VEHICLE_NOT_AVAILABLE', lost.text)
+      assert.match(operator.bookingOf(v.vehicleId)?.id ?? '', /^BK-OTHER-/, 'no booking of ours at the operator')
+    }
   })
 
   it('a cancelled reservation is cancelled at the operator and the vehicle is free again', async () => {

@@ -5,7 +5,14 @@ import { Webhook } from 'standardwebhooks'
 import type { DomainEvent } from '../../src/domain/events.ts'
 import { webhookDeliveries } from '../../src/store/schema.ts'
 import { createTenant, type Harness, skipReason, startHarness, type TenantFixture } from '../helpers/harness.ts'
-import { createWebhook, eventually, type Receiver, runJobs, startReceiver } from '../helpers/webhook-receiver.ts'
+import {
+  createWebhook,
+  eventually,
+  type Receiver,
+  runJobs,
+  startReceiver,
+  withReceiver,
+} from '../helpers/webhook-receiver.ts'
 
 const HOUR = 3_600_000
 const publish = (h: Harness, event: DomainEvent, instance = 0) => h.apps[instance].services.events.publish(event)
@@ -252,8 +259,6 @@ describe('webhook delivery to a real receiver', { skip: skipReason }, () => {
 describe('webhook addresses: checked at registration and again on the address connected to', {
   skip: skipReason,
 }, () => {
-  let h: Harness
-  let receiver: Receiver
   // A DNS that answers what the test says: `rebind.example` changes its answer between registration and delivery.
   const names = new Map<string, string>([
     ['rebind.example', '93.184.216.34'],
@@ -261,26 +266,20 @@ describe('webhook addresses: checked at registration and again on the address co
     ['receiver.example', '127.0.0.1'],
   ])
   const lookups: string[] = []
-  before(async () => {
-    h = await startHarness({
-      decorate: (deps) => ({
-        ...deps,
-        resolveHost: async (host) => {
-          lookups.push(host)
-          const address = names.get(host)
-          if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' })
-          return [{ address, family: address.includes(':') ? 6 : 4 }]
-        },
-      }),
-    })
-    receiver = await startReceiver()
-  })
-  after(async () => {
-    await h.close()
-    await receiver.stop()
+  const running = withReceiver({
+    decorate: (deps) => ({
+      ...deps,
+      resolveHost: async (host) => {
+        lookups.push(host)
+        const address = names.get(host)
+        if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' })
+        return [{ address, family: address.includes(':') ? 6 : 4 }]
+      },
+    }),
   })
 
   it('a name that resolved to a public address at registration and to 127.0.0.1 at delivery is not connected to', async () => {
+    const { h } = running
     const t = await createTenant(h)
     names.set('rebind.example', '93.184.216.34')
     const hook = await createWebhook(h, t.secret, { url: 'https://rebind.example/hooks' })
@@ -298,6 +297,7 @@ describe('webhook addresses: checked at registration and again on the address co
   })
 
   it('refuses a name that resolves inside at registration, with the reason and the address', async () => {
+    const { h } = running
     const t = await createTenant(h)
     const res = await h.api('POST', '/webhooks', t.secret, { url: 'https://inside.example/hooks' })
     assert.equal(res.status, 400)
@@ -311,6 +311,7 @@ describe('webhook addresses: checked at registration and again on the address co
   })
 
   it('connects to the address it resolved, with the URL host in the Host header (test environment)', async () => {
+    const { h, receiver } = running
     const t = await createTenant(h)
     const hook = await createWebhook(h, t.test, { url: `http://receiver.example:${receiver.port}/in` })
     lookups.length = 0
@@ -322,18 +323,10 @@ describe('webhook addresses: checked at registration and again on the address co
 })
 
 describe('WEBHOOKS_ALLOW_PRIVATE=true', { skip: skipReason }, () => {
-  let h: Harness
-  let receiver: Receiver
-  before(async () => {
-    h = await startHarness({ env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } })
-    receiver = await startReceiver()
-  })
-  after(async () => {
-    await h.close()
-    await receiver.stop()
-  })
+  const running = withReceiver({ env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } })
 
   it('lets live endpoints reach private addresses (plain http there), and delivers to them', async () => {
+    const { h, receiver } = running
     const t = await createTenant(h)
     const hook = await createWebhook(h, t.secret, { url: receiver.url })
     const viaName = await h.api('POST', '/webhooks', t.secret, { url: `http://localhost:${receiver.port}/hooks` })
@@ -350,18 +343,10 @@ describe('WEBHOOKS_ALLOW_PRIVATE=true', { skip: skipReason }, () => {
 })
 
 describe('with several instances, each event reaches each endpoint once', { skip: skipReason }, () => {
-  let h: Harness
-  let receiver: Receiver
-  before(async () => {
-    h = await startHarness()
-    receiver = await startReceiver()
-  })
-  after(async () => {
-    await h.close()
-    await receiver.stop()
-  })
+  const running = withReceiver()
 
   it('200 events published on alternating instances, two endpoints, runners racing: 400 requests, none twice', async () => {
+    const { h, receiver } = running
     const t = await createTenant(h)
     const a = await createWebhook(h, t.test, { url: `${receiver.url}?a` })
     const b = await createWebhook(h, t.test, { url: `${receiver.url}?b` })

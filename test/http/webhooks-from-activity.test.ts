@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { bookFirst } from '../helpers/cars.ts'
-import { createTenant, type Harness, skipReason, startHarness } from '../helpers/harness.ts'
-import { createWebhook, type Receiver, startReceiver } from '../helpers/webhook-receiver.ts'
+import { createTenant, skipReason } from '../helpers/harness.ts'
+import { createWebhook, withReceiver } from '../helpers/webhook-receiver.ts'
 
 // The two halves of issue 16 together: sandbox activity with a test key reaches the tenant's endpoint, signed.
 describe('webhooks from real activity', { skip: skipReason }, () => {
-  let h: Harness
-  let receiver: Receiver
-  before(async () => {
-    h = await startHarness()
-    receiver = await startReceiver()
-  })
-  after(async () => {
-    await h.close()
-    await receiver.stop()
-  })
+  const running = withReceiver()
 
   it('a car booking and its cancellation made with a test key arrive as signed events, once each', async () => {
+    const { h, receiver } = running
     const t = await createTenant(h)
     const hook = await createWebhook(h, t.test, {
       url: receiver.url,

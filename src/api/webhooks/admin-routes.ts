@@ -1,40 +1,44 @@
 import type { FastifySchema } from 'fastify'
+import type { Static } from 'typebox'
 import { responses } from '../../contract/common.ts'
 import {
   AdminTenantParams,
   AdminWebhookCreate,
   AdminWebhookListQuery,
   AdminWebhookParams,
-  DeliveryData,
-  DeliveryList,
-  DeliveryListQuery,
-  WebhookData,
   WebhookList,
   WebhookSecretData,
-  WebhookUpdate,
 } from '../../contract/webhooks.ts'
 import type { Webhooks } from '../../domain/webhooks/index.ts'
 import { created, ok } from '../../http/envelope.ts'
 import type { TypedApp } from '../../http/typed-app.ts'
+import { oneWebhookRoutes, WEBHOOK_OPERATIONS, type WebhookOperation } from './operations.ts'
 
-const admin = <S extends FastifySchema>(operationId: string, summary: string, schema: S) => ({
-  config: { admin: true },
-  schema: {
-    operationId,
-    tags: ['Admin'],
-    security: [{ adminToken: [] }],
-    summary,
-    description: `${summary} of a tenant, as the tenant does it under /webhooks (see the Webhooks operations); unknown tenants and webhooks answer 404 NOT_FOUND.`,
-    ...schema,
-  },
-})
+/** An operation as the operator has it: the tenant's, named `admin…`, for any tenant. */
+const adminRoute = (operation: WebhookOperation) => {
+  const { operationId, summary } = WEBHOOK_OPERATIONS[operation]
+  return {
+    config: { admin: true },
+    schema: {
+      operationId: `admin${operationId[0].toUpperCase()}${operationId.slice(1)}`,
+      tags: ['Admin'],
+      security: [{ adminToken: [] }],
+      summary,
+      description: `${summary} of a tenant, as the tenant does it under /webhooks (see the Webhooks operations); unknown tenants and webhooks answer 404 NOT_FOUND.`,
+    },
+  }
+}
+const admin = <S extends FastifySchema>(operation: WebhookOperation, schema: S) => {
+  const { config, schema: doc } = adminRoute(operation)
+  return { config, schema: { ...doc, ...schema } }
+}
 
 /** The operator's side of webhooks: the same operations for any tenant, the environment named in the request. */
 export function adminWebhookRoutes(app: TypedApp, { webhooks }: { webhooks: Webhooks }) {
   const { endpoints } = webhooks
   app.post(
     '/tenants/:tenantId/webhooks',
-    admin('adminCreateWebhook', 'Register a webhook endpoint', {
+    admin('create', {
       params: AdminTenantParams,
       body: AdminWebhookCreate,
       response: responses(WebhookSecretData, 201),
@@ -48,84 +52,17 @@ export function adminWebhookRoutes(app: TypedApp, { webhooks }: { webhooks: Webh
   )
   app.get(
     '/tenants/:tenantId/webhooks',
-    admin('adminListWebhooks', 'List webhook endpoints', {
-      params: AdminTenantParams,
-      querystring: AdminWebhookListQuery,
-      response: responses(WebhookList),
-    }),
+    admin('list', { params: AdminTenantParams, querystring: AdminWebhookListQuery, response: responses(WebhookList) }),
     async (request) => {
       const { page = 0, limit = 20, environment } = request.query
       const actor = await webhooks.operator(request.params.tenantId)
       return ok(request, await endpoints.list({ ...actor, environment }, page, limit))
     },
   )
-  app.get(
-    '/tenants/:tenantId/webhooks/:webhookId',
-    admin('adminGetWebhook', 'Read a webhook endpoint', {
-      params: AdminWebhookParams,
-      response: responses(WebhookData),
-    }),
-    async (request) => {
-      const actor = await webhooks.operator(request.params.tenantId)
-      return ok(request, { webhook: await endpoints.get(actor, request.params.webhookId) })
-    },
-  )
-  app.patch(
-    '/tenants/:tenantId/webhooks/:webhookId',
-    admin('adminUpdateWebhook', 'Change a webhook endpoint', {
-      params: AdminWebhookParams,
-      body: WebhookUpdate,
-      response: responses(WebhookData),
-    }),
-    async (request) => {
-      const actor = await webhooks.operator(request.params.tenantId)
-      return ok(request, { webhook: await endpoints.update(actor, request.params.webhookId, request.body) })
-    },
-  )
-  app.delete(
-    '/tenants/:tenantId/webhooks/:webhookId',
-    admin('adminDeleteWebhook', 'Delete a webhook endpoint', {
-      params: AdminWebhookParams,
-      response: responses(WebhookData),
-    }),
-    async (request) => {
-      const actor = await webhooks.operator(request.params.tenantId)
-      return ok(request, { webhook: await endpoints.remove(actor, request.params.webhookId) })
-    },
-  )
-  app.post(
-    '/tenants/:tenantId/webhooks/:webhookId/test',
-    admin('adminSendTestWebhook', 'Send a test event', {
-      params: AdminWebhookParams,
-      response: responses(DeliveryData, 202),
-    }),
-    async (request, reply) => {
-      const actor = await webhooks.operator(request.params.tenantId)
-      const delivery = await endpoints.sendTest(actor, request.params.webhookId)
-      return reply.status(202).send(ok(request, { delivery }))
-    },
-  )
-  app.get(
-    '/tenants/:tenantId/webhooks/:webhookId/deliveries',
-    admin('adminListWebhookDeliveries', 'Delivery log of a webhook endpoint', {
-      params: AdminWebhookParams,
-      querystring: DeliveryListQuery,
-      response: responses(DeliveryList),
-    }),
-    async (request) => {
-      const actor = await webhooks.operator(request.params.tenantId)
-      return ok(request, await endpoints.deliveries(actor, request.params.webhookId, request.query))
-    },
-  )
-  app.post(
-    '/tenants/:tenantId/webhooks/:webhookId/rotate-secret',
-    admin('adminRotateWebhookSecret', 'Rotate the signing secret', {
-      params: AdminWebhookParams,
-      response: responses(WebhookSecretData),
-    }),
-    async (request) => {
-      const actor = await webhooks.operator(request.params.tenantId)
-      return ok(request, { webhook: await endpoints.rotateSecret(actor, request.params.webhookId) })
-    },
-  )
+  oneWebhookRoutes(app, endpoints, {
+    path: '/tenants/:tenantId/webhooks/:webhookId',
+    params: AdminWebhookParams,
+    route: adminRoute,
+    actor: (request) => webhooks.operator((request.params as Static<typeof AdminWebhookParams>).tenantId),
+  })
 }

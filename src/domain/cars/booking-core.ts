@@ -14,8 +14,7 @@ import {
   type AfterConfirmDeps,
   createFollowUps,
   jobCaller,
-  notRecorded,
-  recordJobId,
+  recordLater,
   retryWrite,
   type UndoAtProvider,
 } from '../after-confirm.ts'
@@ -264,12 +263,13 @@ export function createBookingCore(deps: BookingDeps) {
           ? await write()
           : await retryWrite(write).catch(async (error: unknown) => {
               deps.log.warn({ err: error, bookingId: row.id }, 'car booking change not recorded; a job records it')
-              await recordLater({
+              const job: RecordBooking = {
                 bookingId: row.id,
                 tenantId: caller.tenant.id,
                 environment: caller.environment,
                 changes,
-              })
+              }
+              await recordLater(followUp, JOB_RECORD_BOOKING, { bookingId: row.id }, job, recordBooking)
               return 'later' as const
             })
       if (updated === 'later') return record
@@ -290,21 +290,6 @@ export function createBookingCore(deps: BookingDeps) {
   }
 
   const followUp = createFollowUps({ jobs: deps.jobs, clock: deps.clock, log: deps.log })
-
-  /** Schedules the write of an action's result; when not even that can be written, the client is told to retry. */
-  async function recordLater(job: RecordBooking) {
-    const outcome = await followUp(
-      JOB_RECORD_BOOKING,
-      recordJobId(job.bookingId),
-      { ...job },
-      {
-        delayMs: 0,
-        inline: () => recordBooking(job),
-      },
-    )
-    // The provider answers a repeated change or cancellation the same way, so the client's retry records it.
-    if (outcome === 'failed') throw notRecorded({ bookingId: job.bookingId })
-  }
 
   /** Brings the stored booking in step with the provider, with the changes of the request that could not write it. */
   async function recordBooking(job: RecordBooking) {

@@ -1,7 +1,7 @@
 import type { Booking, BookingCreate, OfferDetails, PrebookResult } from '../../contract/car-bookings.ts'
 import { ApiError, isApiError } from '../../contract/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
-import { notRecorded, retryWrite, UNDO_GRACE_MS } from '../after-confirm.ts'
+import { retryWrite, undoLater } from '../after-confirm.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller } from '../providers/calls.ts'
 import {
@@ -209,16 +209,7 @@ export function createBookingCreation(deps: BookingDeps, core: BookingCore, foll
             { err: error, providerId: p.entry.id, reference: booked.reference },
             'car booking not recorded',
           )
-          await followUp(
-            JOB_UNDO_BOOKING,
-            undoJobId(claim.n),
-            { ...undo },
-            {
-              delayMs: UNDO_GRACE_MS,
-              inline: () => cancelAtProvider(undo),
-            },
-          )
-          throw notRecorded({ prebookedOfferToken: detail('STILL_USABLE_RETRY') })
+          return undoLater(followUp, JOB_UNDO_BOOKING, undoJobId(claim.n), undo, cancelAtProvider)
         }
         const offerPrice = { amount: claim.a, currency: claim.c }
         let booking: Booking

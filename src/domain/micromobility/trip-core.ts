@@ -11,7 +11,7 @@ import type { TokenCipher } from '../../platform/tokens.ts'
 import type { TripRow } from '../../store/schema.ts'
 import type { TenantsRepo } from '../../store/tenants-repo.ts'
 import type { TripChanges, TripsRepo } from '../../store/trips-repo.ts'
-import { createFollowUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
+import { createFollowUps, jobCaller, notRecorded, recordLater, retryWrite } from '../after-confirm.ts'
 import type { Publish } from '../event-publishing.ts'
 import { type Caller, type CallProvider, requireProvider } from '../providers/calls.ts'
 import { notFoundOrOtherEnvironment } from '../token-diagnosis.ts'
@@ -155,17 +155,8 @@ export function createTripCore(deps: TripsDeps) {
           changes: JSON.parse(JSON.stringify(changes)),
           ...(details ? { details: JSON.parse(JSON.stringify(details)) } : {}),
         }
-        const outcome = await followUp(
-          JOB_RECORD_TRIP,
-          recordJobId(row.id),
-          { ...job },
-          {
-            delayMs: 0,
-            inline: () => recordTrip(job),
-          },
-        )
         // The provider repeats a start, end or release it made already, so the client's retry records it.
-        if (outcome === 'failed') throw notRecorded({ tripId: row.id })
+        await recordLater(followUp, JOB_RECORD_TRIP, { tripId: row.id }, job, recordTrip)
         // Answered as it now stands at the provider; the stored trip follows as soon as the store takes the write.
         return { ...base, ...merged, updatedAt: clock() } as TripRow
       }

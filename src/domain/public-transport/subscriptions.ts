@@ -12,7 +12,7 @@ import type { JobHandlers, Jobs, JobsLogger } from '../../platform/jobs.ts'
 import type { PublicTransportRepo } from '../../store/public-transport-repo.ts'
 import type { SubscriptionRow, TenantRow } from '../../store/schema.ts'
 import { sameAsStored } from '../../store/unchanged.ts'
-import { createFollowUps, jobCaller, notRecorded, recordJobId, retryWrite } from '../after-confirm.ts'
+import { createFollowUps, jobCaller, notRecorded, recordLater, retryWrite } from '../after-confirm.ts'
 import type { Publish } from '../event-publishing.ts'
 import { checkDateOfBirth } from '../people.ts'
 import type { Caller, CallProvider } from '../providers/calls.ts'
@@ -173,16 +173,7 @@ export function createPublicTransportSubscriptions(deps: {
             tenantId: caller.tenant.id,
             environment: caller.environment,
           }
-          const outcome = await followUp(
-            JOB_RECORD_SUBSCRIPTION,
-            recordJobId(row.id),
-            { ...job },
-            {
-              delayMs: 0,
-              inline: () => recordSubscription(job),
-            },
-          )
-          if (outcome === 'failed') throw notRecorded({ subscriptionId: row.id })
+          await recordLater(followUp, JOB_RECORD_SUBSCRIPTION, { subscriptionId: row.id }, job, recordSubscription)
           return { ...base, status: fresh.status, record, updatedAt: caller.now }
         }
       }

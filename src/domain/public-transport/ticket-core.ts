@@ -12,8 +12,7 @@ import {
   createFollowUps,
   ignoreNotFound,
   jobCaller,
-  notRecorded,
-  recordJobId,
+  recordLater,
   retryWrite,
   type UndoAtProvider,
   undoUnlessRecorded,
@@ -186,17 +185,7 @@ export function createTicketCore(deps: TicketDeps) {
             environment: caller.environment,
             ...(reason ? { reason } : {}),
           }
-          const outcome = await followUp(
-            JOB_RECORD_TICKETS,
-            recordJobId(row.id),
-            { ...job },
-            {
-              delayMs: 0,
-              inline: () => recordTickets(job),
-            },
-          )
-          // The provider answers a repeated cancellation the same way, so the client's retry records it.
-          if (outcome === 'failed') throw notRecorded({ bookingId: row.id })
+          await recordLater(followUp, JOB_RECORD_TICKETS, { bookingId: row.id }, job, recordTickets)
           return { ...base, status: fresh.status, statusHistory: history, record, updatedAt: caller.now }
         }
       }

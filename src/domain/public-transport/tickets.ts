@@ -3,7 +3,7 @@ import { ApiError } from '../../contract/errors.ts'
 import type { PtBooking } from '../../contract/public-transport.ts'
 import type { Person, Price } from '../../contract/shared.ts'
 import { detail } from '../../platform/i18n/texts.ts'
-import { notRecorded, retryWrite, UNDO_GRACE_MS } from '../after-confirm.ts'
+import { retryWrite, undoLater } from '../after-confirm.ts'
 import { newBookingId } from '../cars/booking-view.ts'
 import type { OfferClaim } from '../cars/offer-tokens.ts'
 import { checkDateOfBirth } from '../people.ts'
@@ -194,16 +194,7 @@ export function createPublicTransportTickets(deps: TicketDeps) {
         ).catch(async (error: unknown): Promise<never> => {
           // The token stays usable: a retry within UNDO_GRACE_MS takes these tickets over, later they are cancelled.
           deps.log.error({ err: error, providerId: p.entry.id, reference: booked.reference }, 'tickets not recorded')
-          await followUp(
-            JOB_UNDO_TICKETS,
-            undoJobId(claim.n),
-            { ...undo },
-            {
-              delayMs: UNDO_GRACE_MS,
-              inline: () => cancelAtProvider(undo),
-            },
-          )
-          throw notRecorded({ prebookedOfferToken: detail('STILL_USABLE_RETRY') })
+          return undoLater(followUp, JOB_UNDO_TICKETS, undoJobId(claim.n), undo, cancelAtProvider)
         })
         if (!row) {
           // Another attempt recorded tickets for the token after this one's lock ran out: these go.

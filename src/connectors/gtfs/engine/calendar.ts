@@ -85,35 +85,11 @@ export class FeedClock {
 
   /** The wall-clock time at `ms` as if it were UTC (so `local - ms` is the offset). */
   private wall(ms: number): number {
-    let y = 0
-    let mo = 0
-    let d = 0
-    let h = 0
-    let mi = 0
-    let s = 0
-    for (const part of this.format.formatToParts(ms)) {
-      switch (part.type) {
-        case 'year':
-          y = Number(part.value)
-          break
-        case 'month':
-          mo = Number(part.value)
-          break
-        case 'day':
-          d = Number(part.value)
-          break
-        case 'hour':
-          h = Number(part.value)
-          break
-        case 'minute':
-          mi = Number(part.value)
-          break
-        case 'second':
-          s = Number(part.value)
-          break
-      }
+    const at = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 }
+    for (const { type, value } of this.format.formatToParts(ms)) {
+      if (Object.hasOwn(at, type)) at[type as keyof typeof at] = Number(value)
     }
-    return Date.UTC(y, mo - 1, d, h, mi, s)
+    return Date.UTC(at.year, at.month - 1, at.day, at.hour, at.minute, at.second)
   }
 
   /** UTC offset at the instant, ms. */
