@@ -166,7 +166,14 @@ export const NOT_ASCII = -2
 const hashBytes = (buf: Uint8Array, start: number, end: number): number => {
   let h = 0x811c9dc5
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193)
-  return h
+  return mix(h)
+}
+
+/** FNV's low bits follow the ids' low bits (ids like S1234 crowd a few slots): a finalizer spreads them. */
+const mix = (h: number): number => {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return h ^ (h >>> 16)
 }
 
 /** An open-addressing table over the ids' bytes, beside the Map the loader keeps them in. */
@@ -192,8 +199,18 @@ export function byteKeys(ids: Map<string, number>): ByteKeys {
     while (slots[slot] !== 0) slot = (slot + 1) & mask
     slots[slot] = k + 1
   }
+  // The id looked up last, and its answer: stop_times rows come grouped by trip, so trip_id repeats row after row.
+  let last = new Uint8Array(64)
+  let lastLength = -1
+  let lastValue = -1
   return {
     bytes(buf, start, end) {
+      const length = end - start
+      if (length === lastLength) {
+        let j = 0
+        while (j < length && last[j] === buf[start + j]) j++
+        if (j === length) return lastValue
+      }
       let h = 0x811c9dc5
       let high = 0
       for (let i = start; i < end; i++) {
@@ -203,21 +220,24 @@ export function byteKeys(ids: Map<string, number>): ByteKeys {
       }
       // Bytes that are not valid UTF-8 read as U+FFFD in text: such an id is matched as text.
       if (high >= 0x80) return NOT_ASCII
-      const length = end - start
-      for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      let found = -1
+      for (let slot = mix(h) & mask; ; slot = (slot + 1) & mask) {
         const entry = slots[slot]
-        if (entry === 0) return -1
+        if (entry === 0) break
         const a = offsets[entry - 1]
         if (offsets[entry] - a !== length) continue
-        let same = true
-        for (let j = 0; j < length; j++) {
-          if (pool[a + j] !== buf[start + j]) {
-            same = false
-            break
-          }
+        let j = 0
+        while (j < length && pool[a + j] === buf[start + j]) j++
+        if (j === length) {
+          found = values[entry - 1]
+          break
         }
-        if (same) return values[entry - 1]
       }
+      if (length > last.length) last = new Uint8Array(length * 2)
+      for (let j = 0; j < length; j++) last[j] = buf[start + j]
+      lastLength = length
+      lastValue = found
+      return found
     },
     text: (id) => ids.get(id) ?? -1,
   }

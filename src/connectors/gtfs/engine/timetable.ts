@@ -199,6 +199,28 @@ export class IntColumn {
     return this.blocks[index >>> BLOCK_SHIFT][index & BLOCK_MASK]
   }
 
+  /** The values at `order[0 .. length)`, in that order. */
+  gather(order: Int32Array, length: number): Int32Array {
+    const out = new Int32Array(length)
+    const blocks = this.blocks
+    for (let k = 0; k < length; k++) {
+      const r = order[k]
+      out[k] = blocks[r >>> BLOCK_SHIFT][r & BLOCK_MASK]
+    }
+    return out
+  }
+
+  /** gather, into bytes (values 0 to 255). */
+  gatherBytes(order: Int32Array, length: number): Uint8Array {
+    const out = new Uint8Array(length)
+    const blocks = this.blocks
+    for (let k = 0; k < length; k++) {
+      const r = order[k]
+      out[k] = blocks[r >>> BLOCK_SHIFT][r & BLOCK_MASK]
+    }
+    return out
+  }
+
   /** Lets the blocks go (the build copies the rows into their final arrays). */
   clear(): void {
     this.blocks = []
