@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream'
 import { type ByteKeys, CsvRecord } from './csv-record.ts'
 
 export { type ByteKeys, byteKeys, CsvRecord } from './csv-record.ts'
@@ -78,7 +77,7 @@ const COMMA = 44
  * as text. The record is reused: a handler reads it before it returns.
  */
 export async function scanCsv(
-  stream: Readable,
+  stream: AsyncIterable<Uint8Array>,
   onRecord: (record: CsvRecord, header: Header, rowNumber: number) => void,
   report: (message: string) => void,
 ): Promise<number> {
@@ -153,15 +152,16 @@ export async function scanCsv(
     }
     return Math.min(pos, n)
   }
+  // The unfinished end of the last chunk, copied: a chunk may be reused for the next (FeedSource).
   let rest: Buffer | undefined
   let first = true
   for await (const chunk of stream) {
-    let buf = chunk as Buffer
+    let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
     if (first) {
       if (rest) buf = Buffer.concat([rest, buf])
       rest = undefined
       if (buf.length < 3) {
-        rest = buf
+        rest = Buffer.from(buf)
         continue
       }
       first = false
@@ -184,7 +184,7 @@ export async function scanCsv(
       buf = buf.subarray(nl + 1)
     }
     const used = consume(buf, false)
-    rest = used < buf.length ? buf.subarray(used) : undefined
+    rest = used < buf.length ? Buffer.from(buf.subarray(used)) : undefined
   }
   if (rest) {
     let buf = rest
@@ -196,7 +196,7 @@ export async function scanCsv(
 
 /** scanCsv with each row as its fields' text (for the small files, where strings cost nothing worth saving). */
 export function readCsv(
-  stream: Readable,
+  stream: AsyncIterable<Uint8Array>,
   onRow: (row: string[], header: Header, rowNumber: number) => void,
   report: (message: string) => void,
 ): Promise<number> {

@@ -38,7 +38,6 @@ async function readRecords(
     if (required) throw new Error(`${source.description}: ${file} is missing`)
     return false
   }
-  const T0 = process.cpuUsage()
   let problems = 0
   const rowReport = (message: string) => {
     problems++
@@ -56,7 +55,6 @@ async function readRecords(
     rowReport,
   )
   if (problems > 20) report(file, `${problems - 20} more problems not listed`)
-  if (process.env.TIMING) { const c = process.cpuUsage(T0); console.log('TIMING', file, ((c.user + c.system) / 1e6).toFixed(2)) }
   return true
 }
 

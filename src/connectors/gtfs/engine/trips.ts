@@ -72,7 +72,10 @@ export function sortStopTimes(raw: RawFeed, report: BuildOptions['report']): Sor
     let lastSeq = Number.NEGATIVE_INFINITY
     for (let i = count[t]; i < count[t + 1]; i++) {
       if (seq[i] === lastSeq) {
-        report('stop_times.txt', `trip ${raw.trips.ids[t]}: stop_sequence ${seq[i]} appears twice, the second is ignored`)
+        report(
+          'stop_times.txt',
+          `trip ${raw.trips.ids[t]}: stop_sequence ${seq[i]} appears twice, the second is ignored`,
+        )
         continue
       }
       lastSeq = seq[i]
