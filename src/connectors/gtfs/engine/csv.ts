@@ -134,6 +134,8 @@ export async function scanCsv(
       let hasQuote = false
       for (; i < n; i++) {
         const c = buf[i]
+        // Digits, letters and colons, most of the bytes, are above all four.
+        if (c > COMMA) continue
         if (c === COMMA) record.split(i)
         else if (c === LF) break
         else if (c === QUOTE) hasQuote = true

@@ -179,6 +179,11 @@ const BLOCK_SHIFT = 20
 const BLOCK = 1 << BLOCK_SHIFT
 const BLOCK_MASK = BLOCK - 1
 
+function isIdentity(order: Int32Array, length: number): boolean {
+  for (let k = 0; k < length; k++) if (order[k] !== k) return false
+  return true
+}
+
 /**
  * A column of int32 values that grows by fixed blocks of 2^20 values: no copy when it grows and no unused half after
  * a doubling, so the millions of stop_times rows take their size, not up to twice it, while the feed is read. The
@@ -203,6 +208,12 @@ export class IntColumn {
   gather(order: Int32Array, length: number): Int32Array {
     const out = new Int32Array(length)
     const blocks = this.blocks
+    if (isIdentity(order, length)) {
+      // Rows already in order (a feed written trip by trip): whole blocks are copied.
+      for (let b = 0; b * BLOCK < length; b++)
+        out.set(blocks[b].subarray(0, Math.min(BLOCK, length - b * BLOCK)), b * BLOCK)
+      return out
+    }
     for (let k = 0; k < length; k++) {
       const r = order[k]
       out[k] = blocks[r >>> BLOCK_SHIFT][r & BLOCK_MASK]
@@ -214,6 +225,11 @@ export class IntColumn {
   gatherBytes(order: Int32Array, length: number): Uint8Array {
     const out = new Uint8Array(length)
     const blocks = this.blocks
+    if (isIdentity(order, length)) {
+      for (let b = 0; b * BLOCK < length; b++)
+        out.set(blocks[b].subarray(0, Math.min(BLOCK, length - b * BLOCK)), b * BLOCK)
+      return out
+    }
     for (let k = 0; k < length; k++) {
       const r = order[k]
       out[k] = blocks[r >>> BLOCK_SHIFT][r & BLOCK_MASK]

@@ -1,4 +1,4 @@
-import type { BuildOptions, Pattern, RawFeed } from './timetable.ts'
+import { type BuildOptions, IntList, type Pattern, type RawFeed } from './timetable.ts'
 
 /**
  * Trips of the timetable: stop_times in trip order with missing times filled in, frequencies.txt expanded into
@@ -141,32 +141,35 @@ function fillTimes(arr: Int32Array, dep: Int32Array, a: number, b: number): bool
 }
 
 export function expandTrips(raw: RawFeed, st: SortedStopTimes, report: BuildOptions['report']) {
+  const trips = raw.trips
+  // Typed columns that grow; a feed without frequencies.txt fills them exactly.
+  const size = trips.ids.length + 16
   const ids: string[] = []
-  const route: number[] = []
-  const service: number[] = []
   const headsign: string[] = []
-  const direction: number[] = []
-  const start: number[] = []
-  const len: number[] = []
-  const offset: number[] = []
-  const freqStart: number[] = []
-  const freqExact: number[] = []
-  const runs: boolean[] = []
+  const route = new IntList(size)
+  const service = new IntList(size)
+  const direction = new IntList(size)
+  const start = new IntList(size)
+  const len = new IntList(size)
+  const offset = new IntList(size)
+  const freqStart = new IntList(size)
+  const freqExact = new IntList(size)
+  const runs = new IntList(size)
   const add = (t: number, shift: number, fStart: number, exact: boolean, run: boolean) => {
-    ids.push(raw.trips.ids[t])
-    route.push(raw.trips.route[t])
-    service.push(raw.trips.service[t])
-    headsign.push(raw.trips.headsign[t])
-    direction.push(raw.trips.direction[t])
+    ids.push(trips.ids[t])
+    route.push(trips.route[t])
+    service.push(trips.service[t])
+    headsign.push(trips.headsign[t])
+    direction.push(trips.direction[t])
     start.push(st.start[t])
     len.push(st.len[t])
     offset.push(shift)
     freqStart.push(fStart)
     freqExact.push(exact ? 1 : 0)
-    runs.push(run)
+    runs.push(run ? 1 : 0)
   }
   let frequencyTrips = 0
-  for (let t = 0; t < raw.trips.ids.length; t++) {
+  for (let t = 0; t < trips.ids.length; t++) {
     const usable = st.len[t] >= 2
     const frequencies = raw.frequencies.get(t)
     if (!frequencies || !usable) {
@@ -179,7 +182,7 @@ export function expandTrips(raw: RawFeed, st: SortedStopTimes, report: BuildOpti
     const first = st.dep[st.start[t]]
     for (const f of frequencies) {
       if (f.headway <= 0 || f.end <= f.start) {
-        report('frequencies.txt', `trip ${raw.trips.ids[t]}: headway or time range not usable, ignored`)
+        report('frequencies.txt', `trip ${trips.ids[t]}: headway or time range not usable, ignored`)
         continue
       }
       // GTFS: start times are start_time + x * headway_secs while they are before end_time.
@@ -187,25 +190,27 @@ export function expandTrips(raw: RawFeed, st: SortedStopTimes, report: BuildOpti
     }
   }
   const tripsById = new Map<string, number[]>()
-  ids.forEach((id, i) => {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]
     const list = tripsById.get(id)
     if (list) list.push(i)
     else tripsById.set(id, [i])
-  })
+  }
   return {
     tripCount: ids.length,
     tripIds: ids,
     tripsById,
-    tripRoute: Int32Array.from(route),
-    tripService: Int32Array.from(service),
+    tripRoute: route.toArray(),
+    tripService: service.toArray(),
     tripHeadsign: headsign,
-    tripDirection: Int8Array.from(direction),
-    tripSt: Int32Array.from(start),
-    tripLen: Int32Array.from(len),
-    tripOffset: Int32Array.from(offset),
-    tripFreqStart: Int32Array.from(freqStart),
-    tripFreqExact: Uint8Array.from(freqExact),
-    runs,
+    tripDirection: Int8Array.from(direction.data.subarray(0, direction.length)),
+    tripSt: start.toArray(),
+    tripLen: len.toArray(),
+    tripOffset: offset.toArray(),
+    tripFreqStart: freqStart.toArray(),
+    tripFreqExact: Uint8Array.from(freqExact.data.subarray(0, freqExact.length)),
+    /** 1 for a trip that runs (not a frequency template, not unusable). */
+    runs: runs.data.subarray(0, runs.length),
     frequencyTrips,
   }
 }
