@@ -147,17 +147,12 @@ export class CsvRecord {
   /** `keys.get(text(i))`, -1 for none: an ASCII id is looked up by its bytes, without a string. */
   lookup(i: number, keys: ByteKeys): number {
     if (i < 0 || i >= this.count) return keys.text('')
+    // The id of the row before, as it stands (no white space to trim then): most trip_ids.
+    if (!this.strings && keys.isLast(this.buf, this.starts[i], this.ends[i])) return keys.lastIndex
     if (!this.trimmed(i)) return keys.text(this.text(i))
     const found = keys.bytes(this.buf, this.ts, this.te)
     return found === NOT_ASCII ? keys.text(this.text(i)) : found
   }
-}
-
-/** Ids (stop_id, trip_id) to their index, looked up by their UTF-8 bytes or by text. */
-export interface ByteKeys {
-  /** The index of the id in buf[start, end), -1 for none, NOT_ASCII when it is to be looked up as text. */
-  bytes(buf: Buffer, start: number, end: number): number
-  text(id: string): number
 }
 
 export const NOT_ASCII = -2
@@ -175,69 +170,100 @@ const mix = (h: number): number => {
   return h ^ (h >>> 16)
 }
 
-/** An open-addressing table over the ids' bytes, beside the Map the loader keeps them in. */
-export function byteKeys(ids: Map<string, number>): ByteKeys {
-  const count = ids.size
-  const offsets = new Int32Array(count + 1)
-  let bytes = 0
-  for (const id of ids.keys()) bytes += Buffer.byteLength(id, 'utf8')
-  const pool = Buffer.allocUnsafe(bytes)
-  let k = 0
-  for (const id of ids.keys()) {
-    offsets[k + 1] = offsets[k] + pool.write(id, offsets[k], 'utf8')
-    k++
-  }
-  const values = Int32Array.from(ids.values())
-  let size = 16
-  while (size < count * 2) size *= 2
-  const mask = size - 1
+/**
+ * Ids (stop_id, trip_id) to their index, looked up by their UTF-8 bytes or by text: an open-addressing table over
+ * the ids' bytes, beside the Map the loader keeps them in.
+ */
+export class ByteKeys {
+  private readonly ids: Map<string, number>
+  private readonly pool: Uint8Array
+  private readonly offsets: Int32Array
+  private readonly values: Int32Array
   /** Entry + 1 per slot, 0 for an empty one. */
-  const slots = new Int32Array(size)
-  for (let k = 0; k < count; k++) {
-    let slot = hashBytes(pool, offsets[k], offsets[k + 1]) & mask
-    while (slots[slot] !== 0) slot = (slot + 1) & mask
-    slots[slot] = k + 1
-  }
+  private readonly slots: Int32Array
+  private readonly mask: number
   // The id looked up last, and its answer: stop_times rows come grouped by trip, so trip_id repeats row after row.
-  let last = new Uint8Array(64)
-  let lastLength = -1
-  let lastValue = -1
-  return {
-    bytes(buf, start, end) {
-      const length = end - start
-      if (length === lastLength) {
-        let j = 0
-        while (j < length && last[j] === buf[start + j]) j++
-        if (j === length) return lastValue
+  private last = new Uint8Array(64)
+  private lastLength = -1
+  private lastValue = -1
+
+  constructor(ids: Map<string, number>) {
+    this.ids = ids
+    const count = ids.size
+    const offsets = new Int32Array(count + 1)
+    let bytes = 0
+    for (const id of ids.keys()) bytes += Buffer.byteLength(id, 'utf8')
+    const pool = Buffer.allocUnsafe(bytes)
+    let k = 0
+    for (const id of ids.keys()) {
+      offsets[k + 1] = offsets[k] + pool.write(id, offsets[k], 'utf8')
+      k++
+    }
+    let size = 16
+    while (size < count * 2) size *= 2
+    const slots = new Int32Array(size)
+    for (let k = 0; k < count; k++) {
+      let slot = hashBytes(pool, offsets[k], offsets[k + 1]) & (size - 1)
+      while (slots[slot] !== 0) slot = (slot + 1) & (size - 1)
+      slots[slot] = k + 1
+    }
+    this.pool = new Uint8Array(pool.buffer, pool.byteOffset, pool.byteLength)
+    this.offsets = offsets
+    this.values = Int32Array.from(ids.values())
+    this.slots = slots
+    this.mask = size - 1
+  }
+
+  /** Whether buf[start, end) is the id looked up last (its index is `lastIndex` then). */
+  isLast(buf: Uint8Array, start: number, end: number): boolean {
+    const length = end - start
+    if (length !== this.lastLength) return false
+    const last = this.last
+    let j = 0
+    while (j < length && last[j] === buf[start + j]) j++
+    return j === length
+  }
+
+  get lastIndex(): number {
+    return this.lastValue
+  }
+
+  /** The index of the id in buf[start, end), -1 for none, NOT_ASCII when it is to be looked up as text. */
+  bytes(buf: Uint8Array, start: number, end: number): number {
+    const length = end - start
+    if (this.isLast(buf, start, end)) return this.lastValue
+    let h = 0x811c9dc5
+    let high = 0
+    for (let i = start; i < end; i++) {
+      const c = buf[i]
+      high |= c
+      h = Math.imul(h ^ c, 0x01000193)
+    }
+    // Bytes that are not valid UTF-8 read as U+FFFD in text: such an id is matched as text.
+    if (high >= 0x80) return NOT_ASCII
+    const { slots, offsets, pool, mask } = this
+    let found = -1
+    for (let slot = mix(h) & mask; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot]
+      if (entry === 0) break
+      const a = offsets[entry - 1]
+      if (offsets[entry] - a !== length) continue
+      let j = 0
+      while (j < length && pool[a + j] === buf[start + j]) j++
+      if (j === length) {
+        found = this.values[entry - 1]
+        break
       }
-      let h = 0x811c9dc5
-      let high = 0
-      for (let i = start; i < end; i++) {
-        const c = buf[i]
-        high |= c
-        h = Math.imul(h ^ c, 0x01000193)
-      }
-      // Bytes that are not valid UTF-8 read as U+FFFD in text: such an id is matched as text.
-      if (high >= 0x80) return NOT_ASCII
-      let found = -1
-      for (let slot = mix(h) & mask; ; slot = (slot + 1) & mask) {
-        const entry = slots[slot]
-        if (entry === 0) break
-        const a = offsets[entry - 1]
-        if (offsets[entry] - a !== length) continue
-        let j = 0
-        while (j < length && pool[a + j] === buf[start + j]) j++
-        if (j === length) {
-          found = values[entry - 1]
-          break
-        }
-      }
-      if (length > last.length) last = new Uint8Array(length * 2)
-      for (let j = 0; j < length; j++) last[j] = buf[start + j]
-      lastLength = length
-      lastValue = found
-      return found
-    },
-    text: (id) => ids.get(id) ?? -1,
+    }
+    if (length > this.last.length) this.last = new Uint8Array(length * 2)
+    const copy = this.last
+    for (let j = 0; j < length; j++) copy[j] = buf[start + j]
+    this.lastLength = length
+    this.lastValue = found
+    return found
+  }
+
+  text(id: string): number {
+    return this.ids.get(id) ?? -1
   }
 }

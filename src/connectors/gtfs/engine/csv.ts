@@ -1,6 +1,6 @@
-import { type ByteKeys, CsvRecord } from './csv-record.ts'
+import { CsvRecord } from './csv-record.ts'
 
-export { type ByteKeys, byteKeys, CsvRecord } from './csv-record.ts'
+export { ByteKeys, CsvRecord } from './csv-record.ts'
 
 /** A CSV file's header: column positions by name (names trimmed; unknown columns are ignored). */
 export class Header {
@@ -204,5 +204,3 @@ export function readCsv(
 ): Promise<number> {
   return scanCsv(stream, (record, header, rowNumber) => onRow(record.fields(), header, rowNumber), report)
 }
-
-export type { ByteKeys as ByteKeyIndex }

@@ -2,7 +2,7 @@ import type { FeedSource } from '../client.ts'
 import { parseColor } from '../map.ts'
 import { buildTimetable } from './build.ts'
 import { FeedClock, formatGtfsDate, parseGtfsDate, parseGtfsTime, ServiceCalendar } from './calendar.ts'
-import { byteKeys, type CsvRecord, type Header, scanCsv } from './csv.ts'
+import { ByteKeys, type CsvRecord, type Header, scanCsv } from './csv.ts'
 import { arrayBytes, IntColumn, IntList, NO_DROP_OFF, NO_PICKUP, type RawFeed, type Timetable } from './timetable.ts'
 
 /**
@@ -237,8 +237,8 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
     flags: new IntColumn(),
     headsign: new Map(),
   }
-  const tripKeys = byteKeys(tripIndex)
-  const stopKeys = byteKeys(stopIndex)
+  const tripKeys = new ByteKeys(tripIndex)
+  const stopKeys = new ByteKeys(stopIndex)
   let cols: Record<string, number> | undefined
   await readRecords(source, 'stop_times.txt', true, report, (row, h) => {
     cols ??= {
