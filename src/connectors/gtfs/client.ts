@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import yauzl from 'yauzl'
 
 /**
- * The wire side of GTFS: a feed is a zip or a folder, over `file:` or `http(s):`. Every file is handed out as a
- * stream and parsed row by row, so a city feed with millions of stop_times never sits in memory as text.
+ * The wire side of GTFS: a feed is a zip or a folder, over `file:` or `http(s):`. Every file is handed out as byte
+ * chunks and parsed row by row, so a city feed with millions of stop_times never sits in memory as text.
  */
 
 export class FeedError extends Error {

@@ -150,7 +150,7 @@ export class CsvRecord {
     // The id of the row before, as it stands (no white space to trim then): most trip_ids.
     if (!this.strings && keys.isLast(this.buf, this.starts[i], this.ends[i])) return keys.lastIndex
     if (!this.trimmed(i)) return keys.text(this.text(i))
-    const found = keys.bytes(this.buf, this.ts, this.te)
+    const found = keys.probe(this.buf, this.ts, this.te)
     return found === NOT_ASCII ? keys.text(this.text(i)) : found
   }
 }
@@ -230,8 +230,12 @@ export class ByteKeys {
 
   /** The index of the id in buf[start, end), -1 for none, NOT_ASCII when it is to be looked up as text. */
   bytes(buf: Uint8Array, start: number, end: number): number {
+    return this.isLast(buf, start, end) ? this.lastValue : this.probe(buf, start, end)
+  }
+
+  /** `bytes` without first asking whether it is the last id. */
+  probe(buf: Uint8Array, start: number, end: number): number {
     const length = end - start
-    if (this.isLast(buf, start, end)) return this.lastValue
     let h = 0x811c9dc5
     let high = 0
     for (let i = start; i < end; i++) {
