@@ -4,7 +4,14 @@ import { normalizeText } from '../search.ts'
 import { footpaths } from './footpaths.ts'
 import { buildLinePaths } from './lines.ts'
 import type { BuildOptions, Pattern, RawFeed, Timetable } from './timetable.ts'
-import { buildPatterns, type ExpandedTrips, expandTrips, type SortedStopTimes, sortStopTimes } from './trips.ts'
+import {
+  buildPatterns,
+  type ExpandedTrips,
+  expandTrips,
+  type SortedStopTimes,
+  sortStopTimes,
+  tripsByIdOf,
+} from './trips.ts'
 
 /** Indexes a parsed feed into the compact timetable (see timetable.ts): stops, trips, patterns, events, footpaths. */
 
@@ -15,7 +22,7 @@ export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timeta
   const trips = expandTrips(raw, st, options.report)
   const patterns = buildPatterns(st, trips)
   const lines = buildLinePaths(raw, st, trips, patterns.patterns, options.report)
-  const { runs: _runs, frequencyTrips: _frequencyTrips, ...tripArrays } = trips
+  const { runs: _runs, frequencyTrips: _frequencyTrips, tripCount, tripIds, ...tripArrays } = trips
   const stopCount = stops.stopIds.length
   const sp = stopPatternIndex(stopCount, patterns.patterns)
   const events = eventIndex(stopCount, st, trips, patterns.tripPattern)
@@ -33,6 +40,7 @@ export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timeta
   const routableStops = Int32Array.from(routable)
   const fp = footpaths(raw, stops, routableStops, options)
 
+  const tripsById = tripsByIdOf(tripIds)
   return {
     clock: raw.clock,
     calendar: raw.calendar,
@@ -50,6 +58,9 @@ export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timeta
     routeColor: raw.routes.color,
     routeTextColor: raw.routes.textColor,
     routeAgency: Int32Array.from(raw.routes.agency),
+    tripCount,
+    tripIds,
+    tripsById,
     ...tripArrays,
     tripPattern: patterns.tripPattern,
     tripSlot: patterns.tripSlot,
@@ -181,14 +192,22 @@ function eventIndex(stopCount: number, st: SortedStopTimes, trips: ExpandedTrips
     }
   }
   const order = new DepartureOrder()
+  let tripCopy = new Int32Array(256)
+  let posCopy = new Int32Array(256)
+  let depCopy = new Int32Array(256)
   for (let s = 0; s < stopCount; s++) {
     const a = evStart[s]
     const n = evStart[s + 1] - a
     const perm = order.sort(evDep, a, n)
     if (!perm) continue
-    const tripCopy = evTrip.slice(a, a + n)
-    const posCopy = evPos.slice(a, a + n)
-    const depCopy = evDep.slice(a, a + n)
+    if (tripCopy.length < n) {
+      tripCopy = new Int32Array(n * 2)
+      posCopy = new Int32Array(n * 2)
+      depCopy = new Int32Array(n * 2)
+    }
+    tripCopy.set(evTrip.subarray(a, a + n))
+    posCopy.set(evPos.subarray(a, a + n))
+    depCopy.set(evDep.subarray(a, a + n))
     for (let j = 0; j < n; j++) {
       const from = perm[j]
       evTrip[a + j] = tripCopy[from]

@@ -189,17 +189,9 @@ export function expandTrips(raw: RawFeed, st: SortedStopTimes, report: BuildOpti
       for (let time = f.start; time < f.end; time += f.headway) add(t, time - first, time, f.exact, true)
     }
   }
-  const tripsById = new Map<string, number[]>()
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]
-    const list = tripsById.get(id)
-    if (list) list.push(i)
-    else tripsById.set(id, [i])
-  }
   return {
     tripCount: ids.length,
     tripIds: ids,
-    tripsById,
     tripRoute: route.toArray(),
     tripService: service.toArray(),
     tripHeadsign: headsign,
@@ -325,3 +317,18 @@ export function buildPatterns(st: SortedStopTimes, trips: ReturnType<typeof expa
 }
 
 export type ExpandedTrips = ReturnType<typeof expandTrips>
+
+/**
+ * The expanded trips of each trip_id (a frequency-based trip has several). Made last in the build: its hundreds of
+ * thousands of small arrays would otherwise be marked again by every collection the build's large arrays start.
+ */
+export function tripsByIdOf(ids: string[]): Map<string, number[]> {
+  const tripsById = new Map<string, number[]>()
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]
+    const list = tripsById.get(id)
+    if (list) list.push(i)
+    else tripsById.set(id, [i])
+  }
+  return tripsById
+}
