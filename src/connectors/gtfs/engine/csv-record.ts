@@ -96,6 +96,13 @@ export class CsvRecord {
     return this.te - this.ts === 1 && this.buf[this.ts] === 49
   }
 
+  /** `text(i) === '0'`. */
+  isZero(i: number): boolean {
+    if (i < 0 || i >= this.count) return false
+    if (!this.trimmed(i)) return this.text(i) === '0'
+    return this.te - this.ts === 1 && this.buf[this.ts] === 48
+  }
+
   /** `Number(text(i))`: plain digits are read from the bytes, anything else goes through Number. */
   number(i: number): number {
     if (i >= 0 && i < this.count && this.trimmed(i)) {

@@ -194,24 +194,34 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
     }
     return shape
   }
-  await readFile(source, 'trips.txt', true, report, (row, h) => {
-    const id = text(row, h.col('trip_id'))
+  // Read as records (the route looked up by its bytes, a string only for the fields kept): a country has 300k trips.
+  const routeKeys = new ByteKeys(routeIndex)
+  let tripCols: Record<string, number> | undefined
+  await readRecords(source, 'trips.txt', true, report, (row, h) => {
+    tripCols ??= {
+      id: h.col('trip_id'),
+      route: h.col('route_id'),
+      service: h.col('service_id'),
+      headsign: h.col('trip_headsign'),
+      direction: h.col('direction_id'),
+      shape: h.col('shape_id'),
+    }
+    const c = tripCols
+    const id = row.text(c.id)
     if (!id) bad('trip_id is empty')
     if (tripIndex.has(id)) bad(`trip_id ${id} appears twice`)
-    const route = routeIndex.get(text(row, h.col('route_id')))
-    if (route === undefined) bad(`trip ${id}: unknown route_id ${text(row, h.col('route_id'))}`)
-    const serviceId = text(row, h.col('service_id'))
+    const route = row.lookup(c.route, routeKeys)
+    if (route < 0) bad(`trip ${id}: unknown route_id ${row.text(c.route)}`)
+    const serviceId = row.text(c.service)
     // A service only named here runs on no day (calendar rows define days); interning keeps the trip valid.
     const service = calendar.find(serviceId) ?? calendar.intern(serviceId)
     tripIndex.set(id, trips.ids.length)
     trips.ids.push(id)
-    trips.route.push(route as number)
+    trips.route.push(route)
     trips.service.push(service)
-    trips.headsign.push(intern(text(row, h.col('trip_headsign'))))
-    const direction = text(row, h.col('direction_id'))
-    trips.direction.push(direction === '0' ? 0 : direction === '1' ? 1 : -1)
-    const shapeId = text(row, h.col('shape_id'))
-    trips.shape.push(shapeId ? shapeOf(shapeId) : -1)
+    trips.headsign.push(row.isEmpty(c.headsign) ? intern('') : intern(row.text(c.headsign)))
+    trips.direction.push(row.isOne(c.direction) ? 1 : row.isZero(c.direction) ? 0 : -1)
+    trips.shape.push(row.isEmpty(c.shape) ? -1 : shapeOf(row.text(c.shape)))
   })
   const shapes = await parseShapes(source, shapeIds, shapeIndex, report)
 
