@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { pathToFileURL } from 'node:url'
+import { openFeed } from '../../src/connectors/gtfs/client.ts'
 import { DepartureOrder } from '../../src/connectors/gtfs/engine/build.ts'
 import { parseGtfsTime } from '../../src/connectors/gtfs/engine/calendar.ts'
 import { ByteKeys, type CsvRecord, scanCsv } from '../../src/connectors/gtfs/engine/csv.ts'
+import { loadTimetable } from '../../src/connectors/gtfs/engine/load.ts'
 
 /** The bytes in chunks of the given sizes, each copied into one buffer that the next chunk overwrites. */
 async function* reused(bytes: Buffer, sizes: number[]): AsyncGenerator<Uint8Array> {
@@ -99,6 +105,35 @@ describe('gtfs build: events by departure', () => {
       const perm = order.sort(dep, 1, n)
       const identity = Array.from({ length: n }, (_, k) => k)
       assert.deepEqual(perm ? Array.from(perm) : identity, expected)
+    }
+  })
+})
+
+describe('gtfs build: stop_times of trips left out', () => {
+  it('takes their stop_headsign along (it used to stay on the rows of the next trip)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gtfs-csv-'))
+    try {
+      const files: Record<string, string> = {
+        'agency.txt': 'agency_id,agency_name,agency_url,agency_timezone\nA,A,https://a.example,Europe/Berlin\n',
+        'stops.txt': 'stop_id,stop_name,stop_lat,stop_lon\nS1,One,52.52,13.40\nS2,Two,52.53,13.41\n',
+        'routes.txt': 'route_id,agency_id,route_short_name,route_type\nR,A,R,3\n',
+        'calendar.txt':
+          'service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\n' +
+          'D,1,1,1,1,1,1,1,20260101,20261231\n',
+        'trips.txt': 'route_id,service_id,trip_id\nR,D,ONE_STOP\nR,D,NEXT\n',
+        'stop_times.txt':
+          'trip_id,arrival_time,departure_time,stop_id,stop_sequence,stop_headsign\n' +
+          'ONE_STOP,10:00:00,10:00:00,S1,1,Ghost\nNEXT,10:00:00,10:00:00,S1,1,\nNEXT,10:10:00,10:10:00,S2,2,Two\n',
+      }
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+      const problems: string[] = []
+      const source = await openFeed(pathToFileURL(dir), { timeoutMs: 10_000, maxBytes: 1e6 })
+      const tt = await loadTimetable(source, { transferWalkMeters: 0, report: (f, m) => problems.push(`${f}: ${m}`) })
+      assert.deepEqual(problems, ['stop_times.txt: trip ONE_STOP: fewer than two stops; the trip is ignored'])
+      const next = tt.tripsById.get('NEXT')?.[0] as number
+      assert.deepEqual([...tt.stHeadsign], [[tt.tripSt[next] + 1, 'Two']])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })
