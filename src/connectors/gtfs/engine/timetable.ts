@@ -179,7 +179,8 @@ const BLOCK_SHIFT = 20
 const BLOCK = 1 << BLOCK_SHIFT
 const BLOCK_MASK = BLOCK - 1
 
-function isIdentity(order: Int32Array, length: number): boolean {
+/** Whether order[k] === k for every k below `length` (rows that need no moving). */
+export function isIdentity(order: Int32Array, length: number): boolean {
   for (let k = 0; k < length; k++) if (order[k] !== k) return false
   return true
 }
@@ -204,11 +205,11 @@ export class IntColumn {
     return this.blocks[index >>> BLOCK_SHIFT][index & BLOCK_MASK]
   }
 
-  /** The values at `order[0 .. length)`, in that order. */
-  gather(order: Int32Array, length: number): Int32Array {
+  /** The values at `order[0 .. length)`, in that order (`inOrder`: whether order[k] === k throughout). */
+  gather(order: Int32Array, length: number, inOrder = isIdentity(order, length)): Int32Array {
     const out = new Int32Array(length)
     const blocks = this.blocks
-    if (isIdentity(order, length)) {
+    if (inOrder) {
       // Rows already in order (a feed written trip by trip): whole blocks are copied.
       for (let b = 0; b * BLOCK < length; b++)
         out.set(blocks[b].subarray(0, Math.min(BLOCK, length - b * BLOCK)), b * BLOCK)
@@ -222,10 +223,10 @@ export class IntColumn {
   }
 
   /** gather, into bytes (values 0 to 255). */
-  gatherBytes(order: Int32Array, length: number): Uint8Array {
+  gatherBytes(order: Int32Array, length: number, inOrder = isIdentity(order, length)): Uint8Array {
     const out = new Uint8Array(length)
     const blocks = this.blocks
-    if (isIdentity(order, length)) {
+    if (inOrder) {
       for (let b = 0; b * BLOCK < length; b++)
         out.set(blocks[b].subarray(0, Math.min(BLOCK, length - b * BLOCK)), b * BLOCK)
       return out

@@ -1,4 +1,4 @@
-import { type BuildOptions, IntList, type Pattern, type RawFeed } from './timetable.ts'
+import { type BuildOptions, IntList, isIdentity, type Pattern, type RawFeed } from './timetable.ts'
 
 /**
  * Trips of the timetable: stop_times in trip order with missing times filled in, frequencies.txt expanded into
@@ -58,9 +58,11 @@ export function sortStopTimes(raw: RawFeed, report: BuildOptions['report']): Sor
       seq.set(seqOf, a)
     }
   }
-  let arr = src.arr.gather(order, rows)
+  // A feed written trip by trip in stop_sequence order needs no moving (checked once for the columns).
+  const inOrder = isIdentity(order, rows)
+  let arr = src.arr.gather(order, rows, inOrder)
   src.arr.clear()
-  let dep = src.dep.gather(order, rows)
+  let dep = src.dep.gather(order, rows, inOrder)
   src.dep.clear()
 
   const start = new Int32Array(tripCount)
@@ -104,9 +106,11 @@ export function sortStopTimes(raw: RawFeed, report: BuildOptions['report']): Sor
     arr = arr.slice(0, w)
     dep = dep.slice(0, w)
   }
-  const stop = src.stop.gather(order, w)
+  // Rows left out moved the rest down: then the order is checked again.
+  const stillInOrder = w === rows ? inOrder : isIdentity(order, w)
+  const stop = src.stop.gather(order, w, stillInOrder)
   src.stop.clear()
-  const flags = src.flags.gatherBytes(order, w)
+  const flags = src.flags.gatherBytes(order, w, stillInOrder)
   src.flags.clear()
   const headsign = new Map<number, string>()
   if (src.headsign.size > 0) {
