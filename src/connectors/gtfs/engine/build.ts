@@ -4,21 +4,25 @@ import { normalizeText } from '../search.ts'
 import { footpaths } from './footpaths.ts'
 import { buildLinePaths } from './lines.ts'
 import type { BuildOptions, Pattern, RawFeed, Timetable } from './timetable.ts'
-import { buildPatterns, type ExpandedTrips, expandTrips, type SortedStopTimes, sortStopTimes } from './trips.ts'
+import {
+  buildPatterns,
+  type ExpandedTrips,
+  expandTrips,
+  type SortedStopTimes,
+  sortStopTimes,
+  tripsByIdOf,
+} from './trips.ts'
 
 /** Indexes a parsed feed into the compact timetable (see timetable.ts): stops, trips, patterns, events, footpaths. */
 
 export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timetable, 'stats'> {
   const stops = buildStops(raw)
+  // The rows now live sorted in `st`; sortStopTimes let the parsed columns go (peak memory).
   const st = sortStopTimes(raw, options.report)
-  // The rows now live sorted in `st`: the parsed columns go before the next arrays are made (peak memory).
-  const parsed = raw.stopTimes
-  for (const column of [parsed.trip, parsed.seq, parsed.stop, parsed.arr, parsed.dep, parsed.flags]) column.clear()
-  parsed.headsign.clear()
   const trips = expandTrips(raw, st, options.report)
   const patterns = buildPatterns(st, trips)
   const lines = buildLinePaths(raw, st, trips, patterns.patterns, options.report)
-  const { runs: _runs, frequencyTrips: _frequencyTrips, ...tripArrays } = trips
+  const { runs: _runs, frequencyTrips: _frequencyTrips, tripCount, tripIds, ...tripArrays } = trips
   const stopCount = stops.stopIds.length
   const sp = stopPatternIndex(stopCount, patterns.patterns)
   const events = eventIndex(stopCount, st, trips, patterns.tripPattern)
@@ -36,6 +40,7 @@ export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timeta
   const routableStops = Int32Array.from(routable)
   const fp = footpaths(raw, stops, routableStops, options)
 
+  const tripsById = tripsByIdOf(tripIds)
   return {
     clock: raw.clock,
     calendar: raw.calendar,
@@ -53,6 +58,9 @@ export function buildTimetable(raw: RawFeed, options: BuildOptions): Omit<Timeta
     routeColor: raw.routes.color,
     routeTextColor: raw.routes.textColor,
     routeAgency: Int32Array.from(raw.routes.agency),
+    tripCount,
+    tripIds,
+    tripsById,
     ...tripArrays,
     tripPattern: patterns.tripPattern,
     tripSlot: patterns.tripSlot,
@@ -159,7 +167,7 @@ function stopPatternIndex(stopCount: number, patterns: Pattern[]) {
   return { spStart, spPattern, spPos }
 }
 
-/** Per stop, every stop time of every running trip, sorted by departure (a Float64 key sort, no comparator). */
+/** Per stop, every stop time of every running trip, sorted by departure (ties in trip order). */
 function eventIndex(stopCount: number, st: SortedStopTimes, trips: ExpandedTrips, tripPattern: Int32Array) {
   const evStart = new Int32Array(stopCount + 1)
   for (let t = 0; t < trips.tripCount; t++) {
@@ -183,24 +191,120 @@ function eventIndex(stopCount: number, st: SortedStopTimes, trips: ExpandedTrips
       evDep[c] = st.dep[a + i] + trips.tripOffset[t]
     }
   }
-  let keys = new Float64Array(0)
+  const order = new DepartureOrder()
+  let tripCopy = new Int32Array(256)
+  let posCopy = new Int32Array(256)
+  let depCopy = new Int32Array(256)
   for (let s = 0; s < stopCount; s++) {
     const a = evStart[s]
     const n = evStart[s + 1] - a
-    if (n < 2) continue
-    if (keys.length < n) keys = new Float64Array(n * 2)
-    const view = keys.subarray(0, n)
-    for (let j = 0; j < n; j++) view[j] = evDep[a + j] * n + j
-    view.sort()
-    const tripCopy = evTrip.slice(a, a + n)
-    const posCopy = evPos.slice(a, a + n)
-    const depCopy = evDep.slice(a, a + n)
+    const perm = order.sort(evDep, a, n)
+    if (!perm) continue
+    if (tripCopy.length < n) {
+      tripCopy = new Int32Array(n * 2)
+      posCopy = new Int32Array(n * 2)
+      depCopy = new Int32Array(n * 2)
+    }
+    tripCopy.set(evTrip.subarray(a, a + n))
+    posCopy.set(evPos.subarray(a, a + n))
+    depCopy.set(evDep.subarray(a, a + n))
     for (let j = 0; j < n; j++) {
-      const from = view[j] % n
+      const from = perm[j]
       evTrip[a + j] = tripCopy[from]
       evPos[a + j] = posCopy[from]
       evDep[a + j] = depCopy[from]
     }
   }
   return { evStart, evTrip, evPos, evDep }
+}
+
+/** Runs of a stop's events beyond which a key sort beats merging them. */
+const MAX_MERGED_RUNS = 32
+
+/**
+ * The order of a stop's events by departure, ties in the order they come (a stable sort). A stop's events come trip
+ * by trip, and a line's trips mostly in time order: they form a few ascending runs, merged in a few passes; events
+ * in many runs are sorted by a Float64 key (departure × n + position), without a comparator.
+ */
+export class DepartureOrder {
+  private a = new Int32Array(256)
+  private b = new Int32Array(256)
+  private runs = new Int32Array(MAX_MERGED_RUNS + 2)
+  private keys = new Float64Array(256)
+
+  /** The permutation (positions from `start`), or undefined when the events are in order already. */
+  sort(dep: Int32Array, start: number, n: number): Int32Array | undefined {
+    if (n < 2) return undefined
+    let runCount = 0
+    for (let j = 1; j < n && runCount <= MAX_MERGED_RUNS; j++) {
+      if (dep[start + j] < dep[start + j - 1]) this.runs[++runCount] = j
+    }
+    if (runCount === 0) return undefined
+    if (this.a.length < n) {
+      this.a = new Int32Array(n * 2)
+      this.b = new Int32Array(n * 2)
+    }
+    if (runCount > MAX_MERGED_RUNS) return this.keySort(dep, start, n)
+    const runs = this.runs
+    runs[0] = 0
+    runs[++runCount] = n
+    let from = this.a
+    let to = this.b
+    for (let j = 0; j < n; j++) from[j] = j
+    // Bottom-up: merge runs pairwise (the left one first on equal departures) until one is left.
+    while (runCount > 1) {
+      let out = 0
+      for (let r = 0; r < runCount; r += 2) {
+        const lo = runs[r]
+        if (r + 1 === runCount) {
+          to.set(from.subarray(lo, runs[r + 1]), lo)
+          runs[out++] = lo
+          continue
+        }
+        const mid = runs[r + 1]
+        const hi = runs[r + 2]
+        let x = lo
+        let y = mid
+        let k = lo
+        while (x < mid && y < hi) {
+          if (dep[start + from[y]] < dep[start + from[x]]) to[k++] = from[y++]
+          else to[k++] = from[x++]
+        }
+        while (x < mid) to[k++] = from[x++]
+        while (y < hi) to[k++] = from[y++]
+        runs[out++] = lo
+      }
+      runs[out] = n
+      runCount = out
+      const swap = from
+      from = to
+      to = swap
+    }
+    return from.subarray(0, n)
+  }
+
+  private keySort(dep: Int32Array, start: number, n: number): Int32Array {
+    const perm = this.a.subarray(0, n)
+    let low = 0
+    let high = 0
+    for (let j = 0; j < n; j++) {
+      const d = dep[start + j]
+      if (d < low) low = d
+      if (d > high) high = d
+    }
+    if (low >= 0 && (high + 1) * n <= 0x7fffffff) {
+      // Keys that fit 31 bits sort as integers (faster than doubles).
+      const view = this.b.subarray(0, n)
+      for (let j = 0; j < n; j++) view[j] = dep[start + j] * n + j
+      view.sort()
+      for (let j = 0; j < n; j++) perm[j] = view[j] % n
+      return perm
+    }
+    if (this.keys.length < n) this.keys = new Float64Array(n * 2)
+    const view = this.keys.subarray(0, n)
+    for (let j = 0; j < n; j++) view[j] = dep[start + j] * n + j
+    view.sort()
+    for (let j = 0; j < n; j++) perm[j] = view[j] % n
+    return perm
+  }
 }

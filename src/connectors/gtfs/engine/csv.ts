@@ -1,4 +1,6 @@
-import type { Readable } from 'node:stream'
+import { CsvRecord } from './csv-record.ts'
+
+export { ByteKeys, CsvRecord } from './csv-record.ts'
 
 /** A CSV file's header: column positions by name (names trimmed; unknown columns are ignored). */
 export class Header {
@@ -61,83 +63,144 @@ function splitQuoted(line: string): string[] | undefined {
 /** Lines a quoted field may span before the row is taken as malformed (an unclosed quote). */
 const MAX_RECORD_LINES = 50
 
+const LF = 10
+const CR = 13
+const QUOTE = 34
+const COMMA = 44
+
 /**
- * Streams one CSV file row by row: UTF-8 with or without a byte order mark, LF or CRLF, quoted fields (with
+ * Streams one CSV file record by record: UTF-8 with or without a byte order mark, LF or CRLF, quoted fields (with
  * commas, quotes and line breaks inside), ragged rows. A record whose quote never closes is reported and skipped.
- * Hand-written rather than a general CSV library: it runs once per stop_times row, millions of times, and
- * unquoted lines (nearly all of GTFS) take a plain split.
+ * Hand-written rather than a general CSV library: it runs once per stop_times row, millions of times. Lines are
+ * scanned as bytes: an unquoted line (nearly all of GTFS) becomes field offsets into the chunk, not strings, and
+ * the handler reads numbers, times and ids straight from the bytes (CsvRecord); a quoted one is decoded and split
+ * as text. The record is reused: a handler reads it before it returns.
  */
-export async function readCsv(
-  stream: Readable,
-  onRow: (row: string[], header: Header, rowNumber: number) => void,
+export async function scanCsv(
+  stream: AsyncIterable<Uint8Array>,
+  onRecord: (record: CsvRecord, header: Header, rowNumber: number) => void,
   report: (message: string) => void,
 ): Promise<number> {
-  const decoder = new TextDecoder('utf-8')
   let header: Header | undefined
   let rows = 0
   let lineNumber = 0
-  const emit = (fields: string[]) => {
-    if (fields.length === 1 && fields[0].trim() === '') return
+  const record = new CsvRecord()
+  const emit = () => {
+    if (record.count === 1 && record.text(0) === '') return
     if (!header) {
-      header = new Header(fields)
+      header = new Header(record.fields())
       return
     }
     rows++
-    onRow(fields, header, rows)
+    onRecord(record, header, rows)
   }
-  let rest = ''
-  /** Parses the complete lines of `text`; returns where the unfinished part begins. */
-  const consume = (text: string, final: boolean): number => {
-    let pos = 0
-    const n = text.length
-    while (pos < n) {
-      let nl = text.indexOf('\n', pos)
-      if (nl < 0) {
-        if (!final) break
-        nl = n
+  /** A record with quotes, from `pos`: as text, taking more lines while a quoted field is open. */
+  const quoted = (buf: Buffer, pos: number, nl: number, n: number, final: boolean): number => {
+    const end = nl > pos && buf[nl - 1] === CR ? nl - 1 : nl
+    let fields = splitQuoted(buf.toString('utf8', pos, end))
+    let last = nl
+    let spanned = 0
+    while (!fields && last < n && spanned < MAX_RECORD_LINES) {
+      let next = buf.indexOf(LF, last + 1)
+      if (next < 0) {
+        if (!final) {
+          lineNumber--
+          return -1
+        }
+        next = n
       }
-      const end = nl > pos && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
-      const line = text.slice(pos, end)
+      spanned++
+      const stop = next > last + 1 && buf[next - 1] === CR ? next - 1 : next
+      fields = splitQuoted(buf.toString('utf8', pos, stop))
+      last = next
+    }
+    if (fields) {
+      lineNumber += spanned
+      record.setStrings(fields)
+      emit()
+      return last + 1
+    }
+    report(`line ${lineNumber}: a quoted field is never closed; the line is skipped`)
+    return nl + 1
+  }
+  /** Parses the complete lines of `buf`; returns where the unfinished part begins. */
+  const consume = (buf: Buffer, final: boolean): number => {
+    let pos = 0
+    const n = buf.length
+    while (pos < n) {
+      // One pass over the line's bytes: commas, the line's end, and whether it has a quote.
+      record.reset(buf, pos)
+      let i = pos
+      let hasQuote = false
+      for (; i < n; i++) {
+        const c = buf[i]
+        // Digits, letters and colons, most of the bytes, are above all four.
+        if (c > COMMA) continue
+        if (c === COMMA) record.split(i)
+        else if (c === LF) break
+        else if (c === QUOTE) hasQuote = true
+      }
+      if (i === n && !final) break
       lineNumber++
-      if (line.indexOf('"') < 0) {
-        emit(line.split(','))
-        pos = nl + 1
+      if (hasQuote) {
+        const next = quoted(buf, pos, i, n, final)
+        if (next < 0) return pos
+        pos = next
         continue
       }
-      // A quoted field may hold line breaks: take more lines until the record closes.
-      let record = splitQuoted(line)
-      let last = nl
-      let spanned = 0
-      while (!record && last < n && spanned < MAX_RECORD_LINES) {
-        let next = text.indexOf('\n', last + 1)
-        if (next < 0) {
-          if (!final) {
-            lineNumber--
-            return pos
-          }
-          next = n
-        }
-        spanned++
-        const stop = next > last + 1 && text.charCodeAt(next - 1) === 13 ? next - 1 : next
-        record = splitQuoted(text.slice(pos, stop))
-        last = next
-      }
-      if (record) {
-        lineNumber += spanned
-        emit(record)
-        pos = last + 1
-      } else {
-        report(`line ${lineNumber}: a quoted field is never closed; the line is skipped`)
-        pos = nl + 1
-      }
+      record.finish(i > pos && buf[i - 1] === CR ? i - 1 : i)
+      emit()
+      pos = i + 1
     }
     return Math.min(pos, n)
   }
+  // The unfinished end of the last chunk, copied: a chunk may be reused for the next (FeedSource).
+  let rest: Buffer | undefined
+  let first = true
   for await (const chunk of stream) {
-    const text = rest + decoder.decode(chunk as Buffer, { stream: true })
-    rest = text.slice(consume(text, false))
+    let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    if (first) {
+      if (rest) buf = Buffer.concat([rest, buf])
+      rest = undefined
+      if (buf.length < 3) {
+        rest = Buffer.from(buf)
+        continue
+      }
+      first = false
+      if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3)
+    }
+    if (rest) {
+      // The line the last chunk ended in: its rest and this chunk's first line, copied together (not the chunk).
+      const nl = buf.indexOf(LF)
+      if (nl < 0) {
+        rest = Buffer.concat([rest, buf])
+        continue
+      }
+      const joined = Buffer.concat([rest, buf.subarray(0, nl + 1)])
+      const used = consume(joined, false)
+      if (used < joined.length) {
+        // A quoted record that goes on past this line: the whole chunk joins it.
+        rest = Buffer.concat([joined.subarray(used), buf.subarray(nl + 1)])
+        continue
+      }
+      buf = buf.subarray(nl + 1)
+    }
+    const used = consume(buf, false)
+    rest = used < buf.length ? Buffer.from(buf.subarray(used)) : undefined
   }
-  const text = rest + decoder.decode()
-  consume(text, true)
+  if (rest) {
+    let buf = rest
+    if (first && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3)
+    consume(buf, true)
+  }
   return rows
+}
+
+/** scanCsv with each row as its fields' text (for the small files, where strings cost nothing worth saving). */
+export function readCsv(
+  stream: AsyncIterable<Uint8Array>,
+  onRow: (row: string[], header: Header, rowNumber: number) => void,
+  report: (message: string) => void,
+): Promise<number> {
+  return scanCsv(stream, (record, header, rowNumber) => onRow(record.fields(), header, rowNumber), report)
 }

@@ -239,8 +239,10 @@ export function buildLinePaths(
 ): LineBuild {
   const shapes = buildShapes(raw, limits.toleranceMeters, report)
   // Expanded trips share their template's stop_times rows: the first row leads back to the trip of trips.txt.
+  // (A feed without shapes has no trip to look up: lines go along the stops.)
   const tripOfRow = new Map<number, number>()
-  for (let t = 0; t < raw.trips.ids.length; t++) if (st.len[t] > 0) tripOfRow.set(st.start[t], t)
+  const anyShape = shapes.some((shape) => shape !== undefined)
+  if (anyShape) for (let t = 0; t < raw.trips.ids.length; t++) if (st.len[t] > 0) tripOfRow.set(st.start[t], t)
 
   const perRoute = new Map<number, { shapes: Set<number>; sequences: Int32Array[] }>()
   let shown: Int32Array | undefined
@@ -251,7 +253,7 @@ export function buildLinePaths(
       perRoute.set(pattern.route, entry)
     }
     let shaped = false
-    for (const e of pattern.trips) {
+    for (const e of anyShape ? pattern.trips : []) {
       const shape = raw.trips.shape[tripOfRow.get(trips.tripSt[e]) ?? -1] ?? -1
       if (shape >= 0 && shapes[shape]) {
         entry.shapes.add(shape)

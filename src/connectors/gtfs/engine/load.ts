@@ -2,7 +2,7 @@ import type { FeedSource } from '../client.ts'
 import { parseColor } from '../map.ts'
 import { buildTimetable } from './build.ts'
 import { FeedClock, formatGtfsDate, parseGtfsDate, parseGtfsTime, ServiceCalendar } from './calendar.ts'
-import { type Header, readCsv } from './csv.ts'
+import { ByteKeys, type CsvRecord, type Header, scanCsv } from './csv.ts'
 import { arrayBytes, IntColumn, IntList, NO_DROP_OFF, NO_PICKUP, type RawFeed, type Timetable } from './timetable.ts'
 
 /**
@@ -22,6 +22,17 @@ async function readFile(
   report: Report,
   onRow: (row: string[], header: Header, rowNumber: number) => void,
 ): Promise<boolean> {
+  return readRecords(source, file, required, report, (record, header, n) => onRow(record.fields(), header, n))
+}
+
+/** readFile with each row as a CsvRecord (read from its bytes: stop_times.txt). */
+async function readRecords(
+  source: FeedSource,
+  file: string,
+  required: boolean,
+  report: Report,
+  onRecord: (record: CsvRecord, header: Header, rowNumber: number) => void,
+): Promise<boolean> {
   const stream = await source.open(file)
   if (!stream) {
     if (required) throw new Error(`${source.description}: ${file} is missing`)
@@ -32,11 +43,11 @@ async function readFile(
     problems++
     if (problems <= 20) report(file, message)
   }
-  await readCsv(
+  await scanCsv(
     stream,
-    (row, header, n) => {
+    (record, header, n) => {
       try {
-        onRow(row, header, n)
+        onRecord(record, header, n)
       } catch (error) {
         rowReport(`row ${n}: ${(error as Error).message}`)
       }
@@ -183,24 +194,34 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
     }
     return shape
   }
-  await readFile(source, 'trips.txt', true, report, (row, h) => {
-    const id = text(row, h.col('trip_id'))
+  // Read as records (the route looked up by its bytes, a string only for the fields kept): a country has 300k trips.
+  const routeKeys = new ByteKeys(routeIndex)
+  let tripCols: Record<string, number> | undefined
+  await readRecords(source, 'trips.txt', true, report, (row, h) => {
+    tripCols ??= {
+      id: h.col('trip_id'),
+      route: h.col('route_id'),
+      service: h.col('service_id'),
+      headsign: h.col('trip_headsign'),
+      direction: h.col('direction_id'),
+      shape: h.col('shape_id'),
+    }
+    const c = tripCols
+    const id = row.text(c.id)
     if (!id) bad('trip_id is empty')
     if (tripIndex.has(id)) bad(`trip_id ${id} appears twice`)
-    const route = routeIndex.get(text(row, h.col('route_id')))
-    if (route === undefined) bad(`trip ${id}: unknown route_id ${text(row, h.col('route_id'))}`)
-    const serviceId = text(row, h.col('service_id'))
+    const route = row.lookup(c.route, routeKeys)
+    if (route < 0) bad(`trip ${id}: unknown route_id ${row.text(c.route)}`)
+    const serviceId = row.text(c.service)
     // A service only named here runs on no day (calendar rows define days); interning keeps the trip valid.
     const service = calendar.find(serviceId) ?? calendar.intern(serviceId)
     tripIndex.set(id, trips.ids.length)
     trips.ids.push(id)
-    trips.route.push(route as number)
+    trips.route.push(route)
     trips.service.push(service)
-    trips.headsign.push(intern(text(row, h.col('trip_headsign'))))
-    const direction = text(row, h.col('direction_id'))
-    trips.direction.push(direction === '0' ? 0 : direction === '1' ? 1 : -1)
-    const shapeId = text(row, h.col('shape_id'))
-    trips.shape.push(shapeId ? shapeOf(shapeId) : -1)
+    trips.headsign.push(row.isEmpty(c.headsign) ? intern('') : intern(row.text(c.headsign)))
+    trips.direction.push(row.isOne(c.direction) ? 1 : row.isZero(c.direction) ? 0 : -1)
+    trips.shape.push(row.isEmpty(c.shape) ? -1 : shapeOf(row.text(c.shape)))
   })
   const shapes = await parseShapes(source, shapeIds, shapeIndex, report)
 
@@ -226,8 +247,10 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
     flags: new IntColumn(),
     headsign: new Map(),
   }
+  const tripKeys = new ByteKeys(tripIndex)
+  const stopKeys = new ByteKeys(stopIndex)
   let cols: Record<string, number> | undefined
-  await readFile(source, 'stop_times.txt', true, report, (row, h) => {
+  await readRecords(source, 'stop_times.txt', true, report, (row, h) => {
     cols ??= {
       trip: h.col('trip_id'),
       arr: h.col('arrival_time'),
@@ -240,25 +263,24 @@ export async function parseFeed(source: FeedSource, report: Report): Promise<Raw
       headsign: h.col('stop_headsign'),
     }
     const c = cols
-    const trip = tripIndex.get(text(row, c.trip))
-    if (trip === undefined) bad(`unknown trip_id ${text(row, c.trip)}`)
-    const stop = stopIndex.get(text(row, c.stop))
-    if (stop === undefined) bad(`trip ${text(row, c.trip)}: unknown stop_id ${text(row, c.stop)}`)
-    const seq = Number(text(row, c.seq))
-    if (!Number.isInteger(seq) || seq < 0) bad(`trip ${text(row, c.trip)}: stop_sequence ${text(row, c.seq)}`)
-    const arr = parseGtfsTime(row[c.arr] ?? '')
-    const dep = parseGtfsTime(row[c.dep] ?? '')
+    const trip = row.lookup(c.trip, tripKeys)
+    if (trip < 0) bad(`unknown trip_id ${row.text(c.trip)}`)
+    const stop = row.lookup(c.stop, stopKeys)
+    if (stop < 0) bad(`trip ${row.text(c.trip)}: unknown stop_id ${row.text(c.stop)}`)
+    const seq = row.number(c.seq)
+    if (!Number.isInteger(seq) || seq < 0) bad(`trip ${row.text(c.trip)}: stop_sequence ${row.text(c.seq)}`)
+    const arr = row.time(c.arr)
+    const dep = row.time(c.dep)
     if (Number.isNaN(arr) || Number.isNaN(dep)) {
-      bad(`trip ${text(row, c.trip)}: arrival_time/departure_time ${row[c.arr]}/${row[c.dep]} malformed`)
+      bad(`trip ${row.text(c.trip)}: arrival_time/departure_time ${row.raw(c.arr)}/${row.raw(c.dep)} malformed`)
     }
     let flags = 0
-    if (text(row, c.pickup) === '1') flags |= NO_PICKUP
-    if (text(row, c.dropOff) === '1') flags |= NO_DROP_OFF
-    const headsign = c.headsign >= 0 ? text(row, c.headsign) : ''
-    if (headsign) stopTimes.headsign.set(stopTimes.trip.length, intern(headsign))
-    stopTimes.trip.push(trip as number)
+    if (row.isOne(c.pickup)) flags |= NO_PICKUP
+    if (row.isOne(c.dropOff)) flags |= NO_DROP_OFF
+    if (!row.isEmpty(c.headsign)) stopTimes.headsign.set(stopTimes.trip.length, intern(row.text(c.headsign)))
+    stopTimes.trip.push(trip)
     stopTimes.seq.push(seq)
-    stopTimes.stop.push(stop as number)
+    stopTimes.stop.push(stop)
     stopTimes.arr.push(arr)
     stopTimes.dep.push(dep)
     stopTimes.flags.push(flags)

@@ -179,6 +179,12 @@ const BLOCK_SHIFT = 20
 const BLOCK = 1 << BLOCK_SHIFT
 const BLOCK_MASK = BLOCK - 1
 
+/** Whether order[k] === k for every k below `length` (rows that need no moving). */
+export function isIdentity(order: Int32Array, length: number): boolean {
+  for (let k = 0; k < length; k++) if (order[k] !== k) return false
+  return true
+}
+
 /**
  * A column of int32 values that grows by fixed blocks of 2^20 values: no copy when it grows and no unused half after
  * a doubling, so the millions of stop_times rows take their size, not up to twice it, while the feed is read. The
@@ -197,6 +203,39 @@ export class IntColumn {
 
   get(index: number): number {
     return this.blocks[index >>> BLOCK_SHIFT][index & BLOCK_MASK]
+  }
+
+  /** The values at `order[0 .. length)`, in that order (`inOrder`: whether order[k] === k throughout). */
+  gather(order: Int32Array, length: number, inOrder = isIdentity(order, length)): Int32Array {
+    const out = new Int32Array(length)
+    const blocks = this.blocks
+    if (inOrder) {
+      // Rows already in order (a feed written trip by trip): whole blocks are copied.
+      for (let b = 0; b * BLOCK < length; b++)
+        out.set(blocks[b].subarray(0, Math.min(BLOCK, length - b * BLOCK)), b * BLOCK)
+      return out
+    }
+    for (let k = 0; k < length; k++) {
+      const r = order[k]
+      out[k] = blocks[r >>> BLOCK_SHIFT][r & BLOCK_MASK]
+    }
+    return out
+  }
+
+  /** gather, into bytes (values 0 to 255). */
+  gatherBytes(order: Int32Array, length: number, inOrder = isIdentity(order, length)): Uint8Array {
+    const out = new Uint8Array(length)
+    const blocks = this.blocks
+    if (inOrder) {
+      for (let b = 0; b * BLOCK < length; b++)
+        out.set(blocks[b].subarray(0, Math.min(BLOCK, length - b * BLOCK)), b * BLOCK)
+      return out
+    }
+    for (let k = 0; k < length; k++) {
+      const r = order[k]
+      out[k] = blocks[r >>> BLOCK_SHIFT][r & BLOCK_MASK]
+    }
+    return out
   }
 
   /** Lets the blocks go (the build copies the rows into their final arrays). */
