@@ -1,3 +1,4 @@
+import { lowerBounds } from './raptor-bounds.ts'
 import { collect } from './raptor-journeys.ts'
 import { HOW_NONE, HOW_SOURCE, HOW_TRANSIT, HOW_WALK, INF, type Workspace, workspaceOf } from './raptor-state.ts'
 import { boarding, earlierTripMayLeave, earliestTrip } from './raptor-trips.ts'
@@ -11,9 +12,12 @@ import { NO_DROP_OFF, NO_PICKUP, type Timetable } from './timetable.ts'
  *
  * Pruning: an arrival counts only if it beats the best arrival at that stop in any round (local pruning) and the best
  * arrival at the destination found so far (target pruning, also of boarding: a trip's times never go back, the
- * loader drops trips whose do); along a pattern, an earlier trip is looked for only where one can leave between the
- * traveller's earliest time and the ridden trip's departure. The labels live in a
- * workspace reused between queries (raptor-state.ts).
+ * loader drops trips whose do), even with a lower bound of the time still needed to get there added (raptor-bounds.ts;
+ * an arrival whose bound only equals the best is kept: of equal arrivals, the journeys read back need not be the one
+ * found first). A trip is boarded only at stops improved in the round before (from an older arrival this pattern was
+ * scanned already), and an earlier trip is looked for only where one can leave between the traveller's earliest time
+ * and the ridden trip's departure; a pattern's scan ends past its last such stop once no trip is ridden or the ridden
+ * one is pruned. The labels live in a workspace reused between queries (raptor-state.ts).
  */
 
 export interface RaptorDay {
@@ -66,7 +70,8 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
   const ws = workspaceOf(tt)
   const K = q.maxRounds
   ws.round(K)
-  const { best, tArr, marked, egress, patternStart, touched } = ws
+  const { best, tArr, marked, markedIn, egress, patternStart, patternEnd, touched } = ws
+  const lb = lowerBounds(tt, q.targets)
   best.fill(INF)
   for (let k = 0; k <= K; k++) {
     ws.arr[k].fill(INF)
@@ -95,7 +100,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       const sources = ws.marks.length
       for (let j = 0; j < sources; j++) {
         const u = ws.marks.items[j]
-        relaxFootpaths(tt, ws, search, 0, u, arr0[u], ws.marks)
+        relaxFootpaths(tt, ws, search, lb, 0, u, arr0[u], ws.marks)
       }
     }
 
@@ -116,13 +121,20 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       how.set(prevHow)
       // Patterns through the stops improved last round, from the earliest such position.
       const marks = ws.marks
+      if (ws.stamp === INF) {
+        ws.stamp = 0
+        markedIn.fill(0)
+      }
+      const stamp = ++ws.stamp
       for (let j = 0; j < marks.length; j++) {
         const s = marks.items[j]
         marked[s] = 0
+        markedIn[s] = stamp
         for (let e = spStart[s]; e < spStart[s + 1]; e++) {
           const p = spPattern[e]
           if (patternStart[p] === INF) touched.push(p)
           if (spPos[e] < patternStart[p]) patternStart[p] = spPos[e]
+          if (spPos[e] > patternEnd[p]) patternEnd[p] = spPos[e]
         }
       }
       const improved = ws.improved
@@ -131,6 +143,8 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
         const p = patterns[pi]
         const start = patternStart[pi]
         patternStart[pi] = INF
+        const end = patternEnd[pi]
+        patternEnd[pi] = -1
         const { stops, flags, times, trips } = p
         const len = stops.length
         let slot = -1
@@ -139,9 +153,12 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
         let offset = 0
         for (let i = start; i < len; i++) {
           const s = stops[i]
-          if (slot >= 0 && !(flags[i] & NO_DROP_OFF)) {
+          if (slot >= 0) {
             const t = times[(slot * len + i) * 2] + offset
-            if (t < best[s] && t < search.bound && t <= horizon) {
+            const bounded = t + lb[s] > search.bound
+            // Past the last stop to board at, nothing is left to do once the ridden trip is pruned (or none is ridden).
+            if (bounded && i > end) break
+            if (!bounded && t < best[s] && t < search.bound && t <= horizon && !(flags[i] & NO_DROP_OFF)) {
               const skipped = days[di].skipped?.get(trips[slot])
               if (!skipped || skipped[i] === 0) {
                 arr[s] = t
@@ -161,12 +178,17 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
               }
             }
           }
+          // Only where the arrival changed last round: from an older one this pattern was scanned before, with no
+          // better trip to find now (local pruning rejects what it would give).
+          if (markedIn[s] !== stamp || flags[i] & NO_PICKUP) {
+            if (slot < 0 && i >= end) break
+            continue
+          }
           const ready = prev[s]
-          if (ready === INF || flags[i] & NO_PICKUP) continue
           const earliest = ready + (prevHow[s] === HOW_TRANSIT ? stopMinChange[s] : 0)
           const current = slot >= 0 ? times[(slot * len + i) * 2 + 1] + offset : INF
           // Any trip boarded here arrives after `earliest`, so no earlier than the destination's best: nothing to gain.
-          if (earliest > current || earliest >= search.bound) continue
+          if (earliest > current || earliest >= search.bound || earliest + lb[s] > search.bound) continue
           if (!earlierTripMayLeave(p, i, earliest, current, slot, di, days)) continue
           if (earliestTrip(tt, p, i, earliest, current, slot, di, days)) {
             slot = boarding.slot
@@ -181,7 +203,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       const rode = improved.length
       for (let j = 0; j < rode; j++) {
         const u = improved.items[j]
-        relaxFootpaths(tt, ws, search, k, u, tArr[u], improved)
+        relaxFootpaths(tt, ws, search, lb, k, u, tArr[u], improved)
       }
       ws.swap()
     }
@@ -197,6 +219,7 @@ function relaxFootpaths(
   tt: Timetable,
   ws: Workspace,
   search: Search,
+  lb: Int32Array,
   k: number,
   u: number,
   from: number,
@@ -207,7 +230,7 @@ function relaxFootpaths(
   for (let f = fpStart[u]; f < fpStart[u + 1]; f++) {
     const v = fpTo[f]
     const t = from + fpSeconds[f]
-    if (t < best[v] && t < search.bound) {
+    if (t < best[v] && t < search.bound && t + lb[v] <= search.bound) {
       ws.arr[k][v] = t
       best[v] = t
       ws.how[k][v] = HOW_WALK
