@@ -14,11 +14,16 @@ import type { Timetable } from './timetable.ts'
  * position it is pruned at every later one.
  */
 
-/** The relaxed network, reversed (per stop: the stops that lead to it and the least time), built once per timetable. */
+/**
+ * The relaxed network, reversed (per stop: the stops that lead to it and the least time), built once per timetable.
+ * A pair of stops served by several patterns has several edges: harmless, and cheaper than merging them.
+ */
 interface ReverseGraph {
   start: Int32Array
   from: Int32Array
   seconds: Int32Array
+  /** The longest edge, seconds. */
+  longest: number
 }
 
 const graphs = new WeakMap<Timetable, ReverseGraph>()
@@ -27,98 +32,87 @@ function reverseGraph(tt: Timetable): ReverseGraph {
   const known = graphs.get(tt)
   if (known) return known
   const n = tt.stopCount
-  // Least time per (from, to) pair over all patterns and footpaths.
-  const least = new Map<number, number>()
-  const edge = (u: number, v: number, w: number) => {
+  let edges = tt.fpTo.length
+  for (const p of tt.patterns) edges += Math.max(0, p.stops.length - 1)
+  const edgeFrom = new Int32Array(edges)
+  const edgeTo = new Int32Array(edges)
+  const edgeSeconds = new Int32Array(edges)
+  let m = 0
+  const add = (u: number, v: number, w: number) => {
     if (u === v) return
-    const key = v * n + u
-    const old = least.get(key)
-    if (old === undefined || w < old) least.set(key, w)
+    edgeFrom[m] = u
+    edgeTo[m] = v
+    edgeSeconds[m++] = Math.max(0, w)
   }
   for (const p of tt.patterns) {
     const len = p.stops.length
     const trips = p.trips.length
+    if (trips === 0) continue
     for (let i = 0; i + 1 < len; i++) {
       let w = INF
       for (let slot = 0; slot < trips; slot++) {
         const ride = p.times[(slot * len + i + 1) * 2] - p.times[(slot * len + i) * 2 + 1]
         if (ride < w) w = ride
       }
-      if (w !== INF) edge(p.stops[i], p.stops[i + 1], Math.max(0, w))
+      add(p.stops[i], p.stops[i + 1], w)
     }
   }
   for (let u = 0; u < n; u++) {
-    for (let f = tt.fpStart[u]; f < tt.fpStart[u + 1]; f++) edge(u, tt.fpTo[f], Math.max(0, tt.fpSeconds[f]))
+    for (let f = tt.fpStart[u]; f < tt.fpStart[u + 1]; f++) add(u, tt.fpTo[f], tt.fpSeconds[f])
   }
   const start = new Int32Array(n + 1)
-  for (const key of least.keys()) start[Math.floor(key / n) + 1]++
+  for (let e = 0; e < m; e++) start[edgeTo[e] + 1]++
   for (let s = 0; s < n; s++) start[s + 1] += start[s]
   const cursor = start.slice(0, n)
-  const from = new Int32Array(least.size)
-  const seconds = new Int32Array(least.size)
-  for (const [key, w] of least) {
-    const v = Math.floor(key / n)
-    const c = cursor[v]++
-    from[c] = key - v * n
-    seconds[c] = w
+  const from = new Int32Array(m)
+  const seconds = new Int32Array(m)
+  let longest = 0
+  for (let e = 0; e < m; e++) {
+    const c = cursor[edgeTo[e]]++
+    from[c] = edgeFrom[e]
+    seconds[c] = edgeSeconds[e]
+    if (edgeSeconds[e] > longest) longest = edgeSeconds[e]
   }
-  const graph = { start, from, seconds }
+  const graph = { start, from, seconds, longest }
   graphs.set(tt, graph)
   return graph
 }
 
-/** A binary min-heap of (key, stop) with lazy deletion, its arrays reused. */
-class Heap {
-  keys: Int32Array
-  values: Int32Array
-  length = 0
+/**
+ * Dial's buckets: a circular array of lists of stops by their tentative time, one bucket per second, as many buckets
+ * as the longest step from one settled time to a new one (the longest edge, or the spread of the start times) needs.
+ */
+class Buckets {
+  head = new Int32Array(1)
+  /** A pool of entries: the stop, the next entry in its bucket. */
+  stop: Int32Array
+  next: Int32Array
+  used = 0
 
   constructor(capacity: number) {
-    this.keys = new Int32Array(Math.max(1, capacity))
-    this.values = new Int32Array(Math.max(1, capacity))
+    this.stop = new Int32Array(Math.max(1, capacity))
+    this.next = new Int32Array(Math.max(1, capacity))
   }
 
-  push(key: number, value: number): void {
-    if (this.length === this.keys.length) {
-      const keys = new Int32Array(this.length * 2)
-      const values = new Int32Array(this.length * 2)
-      keys.set(this.keys)
-      values.set(this.values)
-      this.keys = keys
-      this.values = values
-    }
-    const { keys, values } = this
-    let i = this.length++
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (keys[parent] <= key) break
-      keys[i] = keys[parent]
-      values[i] = values[parent]
-      i = parent
-    }
-    keys[i] = key
-    values[i] = value
+  reset(width: number): void {
+    if (this.head.length < width) this.head = new Int32Array(width)
+    this.head.fill(-1, 0, width)
+    this.used = 0
   }
 
-  /** Removes the least entry; read `topKey`/`topValue` first. */
-  pop(): void {
-    const { keys, values } = this
-    const last = --this.length
-    if (last === 0) return
-    const key = keys[last]
-    const value = values[last]
-    let i = 0
-    for (;;) {
-      let child = 2 * i + 1
-      if (child >= last) break
-      if (child + 1 < last && keys[child + 1] < keys[child]) child++
-      if (keys[child] >= key) break
-      keys[i] = keys[child]
-      values[i] = values[child]
-      i = child
+  push(bucket: number, stop: number): void {
+    if (this.used === this.stop.length) {
+      const grownStop = new Int32Array(this.used * 2)
+      const grownNext = new Int32Array(this.used * 2)
+      grownStop.set(this.stop)
+      grownNext.set(this.next)
+      this.stop = grownStop
+      this.next = grownNext
     }
-    keys[i] = key
-    values[i] = value
+    const e = this.used++
+    this.stop[e] = stop
+    this.next[e] = this.head[bucket]
+    this.head[bucket] = e
   }
 }
 
@@ -126,7 +120,7 @@ class Heap {
 interface Bounds {
   targets: number[]
   bound: Int32Array
-  heap: Heap
+  buckets: Buckets
 }
 
 const computed = new WeakMap<Timetable, Bounds>()
@@ -135,7 +129,7 @@ const computed = new WeakMap<Timetable, Bounds>()
 export function lowerBounds(tt: Timetable, targets: Map<number, number>): Int32Array {
   let b = computed.get(tt)
   if (!b) {
-    b = { targets: [], bound: new Int32Array(tt.stopCount), heap: new Heap(tt.stopCount * 4) }
+    b = { targets: [], bound: new Int32Array(tt.stopCount), buckets: new Buckets(tt.stopCount * 4) }
     computed.set(tt, b)
   }
   if (b.targets.length === targets.size * 2) {
@@ -150,30 +144,47 @@ export function lowerBounds(tt: Timetable, targets: Map<number, number>): Int32A
     if (same) return b.bound
   }
   const g = reverseGraph(tt)
-  const { bound, heap } = b
+  const { bound, buckets } = b
   bound.fill(INF)
-  heap.length = 0
   b.targets = []
+  let first = INF
+  let last = 0
   for (const [s, egress] of targets) {
     b.targets.push(s, egress)
+    first = Math.min(first, egress)
+    last = Math.max(last, egress)
+  }
+  const width = Math.max(g.longest, last - first) + 1
+  buckets.reset(width)
+  let pending = 0
+  for (const [s, egress] of targets) {
     if (egress < bound[s]) {
       bound[s] = egress
-      heap.push(egress, s)
+      buckets.push(egress % width, s)
+      pending++
     }
   }
-  while (heap.length > 0) {
-    const d = heap.keys[0]
-    const v = heap.values[0]
-    heap.pop()
-    if (d > bound[v]) continue
-    for (let e = g.start[v]; e < g.start[v + 1]; e++) {
-      const u = g.from[e]
-      const du = d + g.seconds[e]
-      if (du < bound[u]) {
-        bound[u] = du
-        heap.push(du, u)
+  const { start, from, seconds } = g
+  for (let time = first; pending > 0; time++) {
+    const bucket = time % width
+    // Edges of 0 s add to this very bucket while it is emptied.
+    while (buckets.head[bucket] >= 0) {
+      const e = buckets.head[bucket]
+      const v = buckets.stop[e]
+      buckets.head[bucket] = buckets.next[e]
+      pending--
+      // A stop is listed again when its time improves: the older entries are stale.
+      if (bound[v] !== time) continue
+      for (let f = start[v]; f < start[v + 1]; f++) {
+        const u = from[f]
+        const t = time + seconds[f]
+        if (t < bound[u]) {
+          bound[u] = t
+          buckets.push(t % width, u)
+          pending++
+        }
       }
     }
   }
-  return b.bound
+  return bound
 }

@@ -1,7 +1,7 @@
 import { lowerBounds } from './raptor-bounds.ts'
 import { collect } from './raptor-journeys.ts'
 import { HOW_NONE, HOW_SOURCE, HOW_TRANSIT, HOW_WALK, INF, type Workspace, workspaceOf } from './raptor-state.ts'
-import { boarding, earlierTripMayLeave, earliestTrip } from './raptor-trips.ts'
+import { boarding, departureColumnsOf, departuresOf, earlierTripMayLeave, earliestTrip } from './raptor-trips.ts'
 import { NO_DROP_OFF, NO_PICKUP, type Timetable } from './timetable.ts'
 
 /**
@@ -72,6 +72,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
   ws.round(K)
   const { best, tArr, marked, markedIn, egress, patternStart, patternEnd, touched } = ws
   const lb = lowerBounds(tt, q.targets)
+  const columns = departureColumnsOf(tt)
   best.fill(INF)
   for (let k = 0; k <= K; k++) {
     ws.arr[k].fill(INF)
@@ -189,8 +190,9 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
           const current = slot >= 0 ? times[(slot * len + i) * 2 + 1] + offset : INF
           // Any trip boarded here arrives after `earliest`, so no earlier than the destination's best: nothing to gain.
           if (earliest > current || earliest >= search.bound || earliest + lb[s] > search.bound) continue
-          if (!earlierTripMayLeave(p, i, earliest, current, slot, di, days)) continue
-          if (earliestTrip(tt, p, i, earliest, current, slot, di, days)) {
+          const dep = departuresOf(tt, columns, pi)
+          if (!earlierTripMayLeave(dep.deps, trips.length, i, earliest, current, slot, di, days)) continue
+          if (earliestTrip(trips, dep, i, earliest, current, slot, di, days)) {
             slot = boarding.slot
             di = boarding.day
             offset = days[di].offset
