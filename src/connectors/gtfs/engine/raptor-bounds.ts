@@ -2,16 +2,18 @@ import { INF } from './raptor-state.ts'
 import type { Timetable } from './timetable.ts'
 
 /**
- * Lower bounds on the time from each stop to the destination, for pruning RAPTOR like A* prunes Dijkstra: an
- * arrival `t` at stop `s` with `t + bound[s]` not before the best arrival at the destination found so far can be
- * part of no journey the search returns (those arrive strictly earlier), so it is not recorded.
+ * Lower bounds of what is still needed from each stop to the destination, for pruning RAPTOR like A* prunes Dijkstra:
+ * - time: an arrival `t` at stop `s` with `t + time[s]` after the best arrival at the destination found so far can be
+ *   part of no journey the search returns (those arrive no later), so it is not recorded;
+ * - trips: an arrival in round k at a stop that needs more than maxRounds - k further trips is of no use either.
  *
- * The bound is the shortest time in a relaxed network without waiting, change times, pickup/drop-off rules or the
- * one-footpath-per-round rule: stop `u` to stop `v` takes the least time any trip of any pattern needs between them
- * at consecutive positions (a trip's times never go back, so a longer ride takes at least the sum of its hops),
- * or a footpath's seconds. It is consistent (the bound of a stop is at most a hop or a footpath plus the bound of
- * the next stop), so along a ridden trip `t + bound` never decreases: once a trip's arrival is pruned at one
- * position it is pruned at every later one.
+ * Both come from a relaxed network without waiting, change times, pickup/drop-off rules or the one-footpath-per-round
+ * rule: stop `u` to stop `v` takes the least time any trip of any pattern needs between them at consecutive positions
+ * (a trip's times never go back, so a longer ride takes at least the sum of its hops), or a footpath's seconds. They
+ * are consistent (a stop's bound is at most a hop or a footpath plus the next stop's, and at most one trip more), so
+ * whatever follows from a pruned arrival is pruned too: along a ridden trip `t + time` never decreases, and once a
+ * trip's arrival is pruned at one position it is pruned at every later one. The search then records exactly the
+ * arrivals it recorded without the bounds that can still matter, and the answers do not change.
  */
 
 /**
@@ -24,6 +26,9 @@ interface ReverseGraph {
   seconds: Int32Array
   /** The longest edge, seconds. */
   longest: number
+  /** The footpaths alone, reversed (per stop: the stops that walk to it). */
+  walkStart: Int32Array
+  walkFrom: Int32Array
 }
 
 const graphs = new WeakMap<Timetable, ReverseGraph>()
@@ -73,7 +78,15 @@ function reverseGraph(tt: Timetable): ReverseGraph {
     seconds[c] = edgeSeconds[e]
     if (edgeSeconds[e] > longest) longest = edgeSeconds[e]
   }
-  const graph = { start, from, seconds, longest }
+  const walkStart = new Int32Array(n + 1)
+  for (let f = 0; f < tt.fpTo.length; f++) walkStart[tt.fpTo[f] + 1]++
+  for (let v = 0; v < n; v++) walkStart[v + 1] += walkStart[v]
+  const walkCursor = walkStart.slice(0, n)
+  const walkFrom = new Int32Array(tt.fpTo.length)
+  for (let u = 0; u < n; u++) {
+    for (let f = tt.fpStart[u]; f < tt.fpStart[u + 1]; f++) walkFrom[walkCursor[tt.fpTo[f]]++] = u
+  }
+  const graph = { start, from, seconds, longest, walkStart, walkFrom }
   graphs.set(tt, graph)
   return graph
 }
@@ -117,22 +130,30 @@ class Buckets {
 }
 
 /** Per timetable: the bounds of the last destination asked for (journey planning asks the same one several times). */
-interface Bounds {
+export interface Bounds {
+  /** Per stop: a lower bound of the seconds to the destination (INF: it cannot be reached). */
+  time: Int32Array
+  /**
+   * Per stop: a lower bound of the trips still needed to reach the destination from there, up to `rounds` (at least
+   * that many): walking is free and unlimited, a trip goes from any stop of a pattern to any later one.
+   */
+  trips: Uint8Array
+  rounds: number
   targets: number[]
-  bound: Int32Array
   buckets: Buckets
 }
 
 const computed = new WeakMap<Timetable, Bounds>()
 
-/** The lower bound of each stop's time to the destination (INF: the destination cannot be reached from it). */
-export function lowerBounds(tt: Timetable, targets: Map<number, number>): Int32Array {
+/** The bounds of each stop for a destination (`targets`: stop → walking seconds to the destination). */
+export function destinationBounds(tt: Timetable, targets: Map<number, number>, rounds: number): Bounds {
   let b = computed.get(tt)
   if (!b) {
-    b = { targets: [], bound: new Int32Array(tt.stopCount), buckets: new Buckets(tt.stopCount * 4) }
+    const n = tt.stopCount
+    b = { time: new Int32Array(n), trips: new Uint8Array(n), rounds: -1, targets: [], buckets: new Buckets(n * 4) }
     computed.set(tt, b)
   }
-  if (b.targets.length === targets.size * 2) {
+  if (b.rounds === rounds && b.targets.length === targets.size * 2) {
     let same = true
     let j = 0
     for (const [s, egress] of targets) {
@@ -141,16 +162,24 @@ export function lowerBounds(tt: Timetable, targets: Map<number, number>): Int32A
         break
       }
     }
-    if (same) return b.bound
+    if (same) return b
   }
-  const g = reverseGraph(tt)
-  const { bound, buckets } = b
-  bound.fill(INF)
   b.targets = []
+  for (const [s, egress] of targets) b.targets.push(s, egress)
+  b.rounds = rounds
+  timeBounds(tt, b, targets)
+  tripBounds(tt, b, targets, rounds)
+  return b
+}
+
+/** Shortest times to the destination in the relaxed network (Dijkstra with Dial's buckets). */
+function timeBounds(tt: Timetable, b: Bounds, targets: Map<number, number>): void {
+  const g = reverseGraph(tt)
+  const { time: bound, buckets } = b
+  bound.fill(INF)
   let first = INF
   let last = 0
-  for (const [s, egress] of targets) {
-    b.targets.push(s, egress)
+  for (const egress of targets.values()) {
     first = Math.min(first, egress)
     last = Math.max(last, egress)
   }
@@ -186,5 +215,53 @@ export function lowerBounds(tt: Timetable, targets: Map<number, number>): Int32A
       }
     }
   }
-  return bound
+}
+
+/** Fewest trips to the destination, level by level: a stop needs m trips if a pattern takes it to a stop that needs m - 1. */
+function tripBounds(tt: Timetable, b: Bounds, targets: Map<number, number>, rounds: number): void {
+  const need = b.trips
+  const cap = Math.min(rounds, 255)
+  need.fill(cap)
+  const g = reverseGraph(tt)
+  // Walking is free: whoever walks to a stop needing m trips needs m too (the reverse footpaths, to a fixed point).
+  const walkTo = (list: number[], m: number) => {
+    for (let j = 0; j < list.length; j++) {
+      const v = list[j]
+      for (let f = g.walkStart[v]; f < g.walkStart[v + 1]; f++) {
+        const u = g.walkFrom[f]
+        if (need[u] > m) {
+          need[u] = m
+          list.push(u)
+        }
+      }
+    }
+  }
+  let level: number[] = []
+  for (const s of targets.keys()) {
+    if (need[s] > 0) {
+      need[s] = 0
+      level.push(s)
+    }
+  }
+  walkTo(level, 0)
+  for (let m = 1; m < cap && level.length > 0; m++) {
+    const next: number[] = []
+    for (const p of tt.patterns) {
+      const stops = p.stops
+      // From the last position back: is a stop needing m - 1 trips further along?
+      let later = false
+      for (let i = stops.length - 1; i >= 0; i--) {
+        const s = stops[i]
+        const n = need[s]
+        if (later && n > m) {
+          need[s] = m
+          next.push(s)
+        } else if (n <= m - 1) {
+          later = true
+        }
+      }
+    }
+    walkTo(next, m)
+    level = next
+  }
 }

@@ -1,4 +1,4 @@
-import { lowerBounds } from './raptor-bounds.ts'
+import { type Bounds, destinationBounds } from './raptor-bounds.ts'
 import { collect } from './raptor-journeys.ts'
 import { HOW_NONE, HOW_SOURCE, HOW_TRANSIT, HOW_WALK, INF, type Workspace, workspaceOf } from './raptor-state.ts'
 import { boarding, departureColumnsOf, departuresOf, earlierTripMayLeave, earliestTrip } from './raptor-trips.ts'
@@ -12,9 +12,9 @@ import { NO_DROP_OFF, NO_PICKUP, type Timetable } from './timetable.ts'
  *
  * Pruning: an arrival counts only if it beats the best arrival at that stop in any round (local pruning) and the best
  * arrival at the destination found so far (target pruning, also of boarding: a trip's times never go back, the
- * loader drops trips whose do), even with a lower bound of the time still needed to get there added (raptor-bounds.ts;
- * an arrival whose bound only equals the best is kept: of equal arrivals, the journeys read back need not be the one
- * found first). A trip is boarded only at stops improved in the round before (from an older arrival this pattern was
+ * loader drops trips whose do), even with a lower bound of the time still needed to get there added, and only if the
+ * destination can be reached with the trips left (raptor-bounds.ts; an arrival whose bound only equals the best is
+ * kept: of equal arrivals, the journeys read back need not be the one found first). A trip is boarded only at stops improved in the round before (from an older arrival this pattern was
  * scanned already), and an earlier trip is looked for only where one can leave between the traveller's earliest time
  * and the ridden trip's departure; a pattern's scan ends past its last such stop once no trip is ridden or the ridden
  * one is pruned. The labels live in a workspace reused between queries (raptor-state.ts).
@@ -71,7 +71,9 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
   const K = q.maxRounds
   ws.round(K)
   const { best, tArr, marked, markedIn, egress, patternStart, patternEnd, touched } = ws
-  const lb = lowerBounds(tt, q.targets)
+  const bounds = destinationBounds(tt, q.targets, K)
+  const lb = bounds.time
+  const need = bounds.trips
   const columns = departureColumnsOf(tt)
   best.fill(INF)
   for (let k = 0; k <= K; k++) {
@@ -101,7 +103,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       const sources = ws.marks.length
       for (let j = 0; j < sources; j++) {
         const u = ws.marks.items[j]
-        relaxFootpaths(tt, ws, search, lb, 0, u, arr0[u], ws.marks)
+        relaxFootpaths(tt, ws, search, bounds, 0, u, arr0[u], ws.marks)
       }
     }
 
@@ -111,6 +113,8 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
     for (let k = 1; k <= K && ws.marks.length > 0; k++) {
       const arr = ws.arr[k]
       const prev = ws.arr[k - 1]
+      // Trips left after this round's: an arrival where the destination needs more is of no use.
+      const room = K - k
       const how = ws.how[k]
       const prevHow = ws.how[k - 1]
       const tPattern = ws.tPattern[k]
@@ -159,7 +163,14 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
             const bounded = t + lb[s] > search.bound
             // Past the last stop to board at, nothing is left to do once the ridden trip is pruned (or none is ridden).
             if (bounded && i > end) break
-            if (!bounded && t < best[s] && t < search.bound && t <= horizon && !(flags[i] & NO_DROP_OFF)) {
+            if (
+              !bounded &&
+              need[s] <= room &&
+              t < best[s] &&
+              t < search.bound &&
+              t <= horizon &&
+              !(flags[i] & NO_DROP_OFF)
+            ) {
               const skipped = days[di].skipped?.get(trips[slot])
               if (!skipped || skipped[i] === 0) {
                 arr[s] = t
@@ -205,7 +216,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       const rode = improved.length
       for (let j = 0; j < rode; j++) {
         const u = improved.items[j]
-        relaxFootpaths(tt, ws, search, lb, k, u, tArr[u], improved)
+        relaxFootpaths(tt, ws, search, bounds, k, u, tArr[u], improved)
       }
       ws.swap()
     }
@@ -221,7 +232,7 @@ function relaxFootpaths(
   tt: Timetable,
   ws: Workspace,
   search: Search,
-  lb: Int32Array,
+  bounds: Bounds,
   k: number,
   u: number,
   from: number,
@@ -229,10 +240,13 @@ function relaxFootpaths(
 ): void {
   const { fpStart, fpTo, fpSeconds } = tt
   const { best, marked } = ws
+  const lb = bounds.time
+  const need = bounds.trips
+  const room = bounds.rounds - k
   for (let f = fpStart[u]; f < fpStart[u + 1]; f++) {
     const v = fpTo[f]
     const t = from + fpSeconds[f]
-    if (t < best[v] && t < search.bound && t + lb[v] <= search.bound) {
+    if (t < best[v] && t < search.bound && t + lb[v] <= search.bound && need[v] <= room) {
       ws.arr[k][v] = t
       best[v] = t
       ws.how[k][v] = HOW_WALK
