@@ -1,4 +1,4 @@
-import { INF } from './raptor-state.ts'
+import { INF, IndexList } from './raptor-state.ts'
 import type { Timetable } from './timetable.ts'
 
 /**
@@ -139,8 +139,19 @@ export interface Bounds {
    */
   trips: Uint8Array
   rounds: number
+  /**
+   * Per pattern position (`offset[pattern] + position`): the fewest trips needed from that position or a later one
+   * (nothing is gained riding or boarding a pattern past which the destination needs more trips than are left).
+   */
+  tripsAfter: Uint8Array
+  offset: Int32Array
   targets: number[]
   buckets: Buckets
+  /** Scratch of the trip bounds: per pattern the last position of a stop of the level (-1), lists of stops, patterns. */
+  lastPos: Int32Array
+  level: IndexList
+  next: IndexList
+  touched: IndexList
 }
 
 const computed = new WeakMap<Timetable, Bounds>()
@@ -150,7 +161,22 @@ export function destinationBounds(tt: Timetable, targets: Map<number, number>, r
   let b = computed.get(tt)
   if (!b) {
     const n = tt.stopCount
-    b = { time: new Int32Array(n), trips: new Uint8Array(n), rounds: -1, targets: [], buckets: new Buckets(n * 4) }
+    const m = tt.patterns.length
+    const offset = new Int32Array(m + 1)
+    for (let p = 0; p < m; p++) offset[p + 1] = offset[p] + tt.patterns[p].stops.length
+    b = {
+      time: new Int32Array(n),
+      trips: new Uint8Array(n),
+      rounds: -1,
+      tripsAfter: new Uint8Array(offset[m]),
+      offset,
+      targets: [],
+      buckets: new Buckets(n * 4),
+      lastPos: new Int32Array(m).fill(-1),
+      level: new IndexList(n),
+      next: new IndexList(n),
+      touched: new IndexList(m),
+    }
     computed.set(tt, b)
   }
   if (b.rounds === rounds && b.targets.length === targets.size * 2) {
@@ -169,6 +195,15 @@ export function destinationBounds(tt: Timetable, targets: Map<number, number>, r
   b.rounds = rounds
   timeBounds(tt, b, targets)
   tripBounds(tt, b, targets, rounds)
+  const { trips, tripsAfter, offset } = b
+  for (let p = 0; p < tt.patterns.length; p++) {
+    const stops = tt.patterns[p].stops
+    let least = 255
+    for (let i = stops.length - 1; i >= 0; i--) {
+      if (trips[stops[i]] < least) least = trips[stops[i]]
+      tripsAfter[offset[p] + i] = least
+    }
+  }
   return b
 }
 
@@ -217,16 +252,22 @@ function timeBounds(tt: Timetable, b: Bounds, targets: Map<number, number>): voi
   }
 }
 
-/** Fewest trips to the destination, level by level: a stop needs m trips if a pattern takes it to a stop that needs m - 1. */
+/**
+ * Fewest trips to the destination, level by level: a stop needs m trips if a pattern takes it to a stop that needs
+ * m - 1. Only the patterns through the stops of the last level can give new ones, before the last such position.
+ */
 function tripBounds(tt: Timetable, b: Bounds, targets: Map<number, number>, rounds: number): void {
   const need = b.trips
   const cap = Math.min(rounds, 255)
   need.fill(cap)
   const g = reverseGraph(tt)
+  const { spStart, spPattern, spPos, patterns } = tt
+  const last = b.lastPos
+  const touched = b.touched
   // Walking is free: whoever walks to a stop needing m trips needs m too (the reverse footpaths, to a fixed point).
-  const walkTo = (list: number[], m: number) => {
+  const walkTo = (list: IndexList, m: number) => {
     for (let j = 0; j < list.length; j++) {
-      const v = list[j]
+      const v = list.items[j]
       for (let f = g.walkStart[v]; f < g.walkStart[v + 1]; f++) {
         const u = g.walkFrom[f]
         if (need[u] > m) {
@@ -236,7 +277,9 @@ function tripBounds(tt: Timetable, b: Bounds, targets: Map<number, number>, roun
       }
     }
   }
-  let level: number[] = []
+  let level = b.level
+  let next = b.next
+  level.length = 0
   for (const s of targets.keys()) {
     if (need[s] > 0) {
       need[s] = 0
@@ -245,23 +288,31 @@ function tripBounds(tt: Timetable, b: Bounds, targets: Map<number, number>, roun
   }
   walkTo(level, 0)
   for (let m = 1; m < cap && level.length > 0; m++) {
-    const next: number[] = []
-    for (const p of tt.patterns) {
-      const stops = p.stops
-      // From the last position back: is a stop needing m - 1 trips further along?
-      let later = false
-      for (let i = stops.length - 1; i >= 0; i--) {
-        const s = stops[i]
-        const n = need[s]
-        if (later && n > m) {
-          need[s] = m
-          next.push(s)
-        } else if (n <= m - 1) {
-          later = true
-        }
+    touched.length = 0
+    for (let j = 0; j < level.length; j++) {
+      const s = level.items[j]
+      for (let e = spStart[s]; e < spStart[s + 1]; e++) {
+        const p = spPattern[e]
+        if (last[p] < 0) touched.push(p)
+        if (spPos[e] > last[p]) last[p] = spPos[e]
       }
     }
+    next.length = 0
+    for (let j = 0; j < touched.length; j++) {
+      const p = touched.items[j]
+      const stops = patterns[p].stops
+      for (let i = last[p] - 1; i >= 0; i--) {
+        const s = stops[i]
+        if (need[s] > m) {
+          need[s] = m
+          next.push(s)
+        }
+      }
+      last[p] = -1
+    }
     walkTo(next, m)
+    const done = level
     level = next
+    next = done
   }
 }

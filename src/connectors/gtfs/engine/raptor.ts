@@ -74,6 +74,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
   const bounds = destinationBounds(tt, q.targets, K)
   const lb = bounds.time
   const need = bounds.trips
+  const { tripsAfter, offset: patternOffset } = bounds
   const columns = departureColumnsOf(tt)
   best.fill(INF)
   for (let k = 0; k <= K; k++) {
@@ -152,6 +153,9 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
         patternEnd[pi] = -1
         const { stops, flags, times, trips } = p
         const len = stops.length
+        // Past `start`, the destination needs more trips than are left: nothing to ride to.
+        const after = patternOffset[pi]
+        if (start + 1 >= len || tripsAfter[after + start + 1] > room) continue
         let slot = -1
         let di = 0
         let boardPos = -1
@@ -161,8 +165,9 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
           if (slot >= 0) {
             const t = times[(slot * len + i) * 2] + offset
             const bounded = t + lb[s] > search.bound
-            // Past the last stop to board at, nothing is left to do once the ridden trip is pruned (or none is ridden).
-            if (bounded && i > end) break
+            // Past the last stop to board at, nothing is left to do once the ridden trip is pruned (or none is ridden),
+            // or when no later stop leaves the destination within the trips left.
+            if (i > end && (bounded || tripsAfter[after + i] > room)) break
             if (
               !bounded &&
               need[s] <= room &&
@@ -192,7 +197,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
           }
           // Only where the arrival changed last round: from an older one this pattern was scanned before, with no
           // better trip to find now (local pruning rejects what it would give).
-          if (markedIn[s] !== stamp || flags[i] & NO_PICKUP) {
+          if (markedIn[s] !== stamp || flags[i] & NO_PICKUP || i + 1 === len || tripsAfter[after + i + 1] > room) {
             if (slot < 0 && i >= end) break
             continue
           }
