@@ -303,6 +303,8 @@ function tripBounds(tt: Timetable, b: Bounds, targets: Map<number, number>, roun
       const stops = patterns[p].stops
       for (let i = last[p] - 1; i >= 0; i--) {
         const s = stops[i]
+        // Before a stop of an older level, the stops got m - 1 or fewer trips then.
+        if (need[s] < m - 1) break
         if (need[s] > m) {
           need[s] = m
           next.push(s)
