@@ -33,6 +33,8 @@ interface ReverseGraph {
 
 const graphs = new WeakMap<Timetable, ReverseGraph>()
 
+const MAX_STEP = 86_400
+
 function reverseGraph(tt: Timetable): ReverseGraph {
   const known = graphs.get(tt)
   if (known) return known
@@ -43,11 +45,12 @@ function reverseGraph(tt: Timetable): ReverseGraph {
   const edgeTo = new Int32Array(edges)
   const edgeSeconds = new Int32Array(edges)
   let m = 0
+  // Longer steps count as MAX_STEP (still a lower bound), so the buckets stay small whatever transfers.txt says.
   const add = (u: number, v: number, w: number) => {
     if (u === v) return
     edgeFrom[m] = u
     edgeTo[m] = v
-    edgeSeconds[m++] = Math.max(0, w)
+    edgeSeconds[m++] = Math.min(MAX_STEP, Math.max(0, w))
   }
   for (const p of tt.patterns) {
     const len = p.stops.length
