@@ -46,10 +46,16 @@ export class Workspace {
   readonly tArr: Int32Array
   /** 1 while a stop is in the current list of improved stops. */
   readonly marked: Uint8Array
+  /** The round stamp (`stamp`) of the last round that improved the stop: a trip is boarded only where it just changed. */
+  readonly markedIn: Int32Array
+  /** Counts rounds over all queries, so that `markedIn` never needs clearing. */
+  stamp = 0
   /** Walking seconds from a target stop to the destination; -1 for other stops (reset after each query). */
   readonly egress: Int32Array
   /** Per pattern, the first position to scan this round; INF when the pattern is not to be scanned. */
   readonly patternStart: Int32Array
+  /** Per pattern, the last position of a stop improved last round (past it no trip is boarded); -1 when none. */
+  readonly patternEnd: Int32Array
   readonly touched: IndexList
   /** The stops improved in the previous round, and in this one (swapped each round). */
   marks: IndexList
@@ -62,8 +68,10 @@ export class Workspace {
     this.best = new Int32Array(n)
     this.tArr = new Int32Array(n)
     this.marked = new Uint8Array(n)
+    this.markedIn = new Int32Array(n)
     this.egress = new Int32Array(n).fill(-1)
     this.patternStart = new Int32Array(patternCount).fill(INF)
+    this.patternEnd = new Int32Array(patternCount).fill(-1)
     this.touched = new IndexList(patternCount)
     this.marks = new IndexList(n)
     this.improved = new IndexList(n)

@@ -18,12 +18,48 @@ export function usable(tt: Timetable, d: RaptorDay, trip: number, pos: number, p
   return !skipped || (skipped[pos] === 0 && skipped[pos2] === 0)
 }
 
-/** Whether day `d` has a trip of the pattern leaving position `pos` in [from, before) at all (usable or not). */
-function dayHasTripIn(p: Pattern, pos: number, d: RaptorDay, from: number, before: number): boolean {
+/**
+ * Per pattern, its departures by position, `deps[pos * trips + slot]`, and the service of each slot: the trip search
+ * of one position then reads a few adjacent cache lines, not one line per trip of the row-major `times`. Made for a
+ * pattern the first time a search boards it (4 bytes per stop time, plus 4 per trip).
+ */
+export interface Departures {
+  deps: Int32Array
+  service: Int32Array
+}
+
+const departureColumns = new WeakMap<Timetable, (Departures | undefined)[]>()
+
+export function departureColumnsOf(tt: Timetable): (Departures | undefined)[] {
+  let columns = departureColumns.get(tt)
+  if (!columns) {
+    columns = new Array(tt.patterns.length)
+    departureColumns.set(tt, columns)
+  }
+  return columns
+}
+
+export function departuresOf(tt: Timetable, columns: (Departures | undefined)[], pi: number): Departures {
+  const known = columns[pi]
+  if (known) return known
+  const p = tt.patterns[pi]
   const n = p.trips.length
-  if (n === 0) return false
   const len = p.stops.length
-  return p.times[((n - 1) * len + pos) * 2 + 1] + d.offset >= from && p.times[pos * 2 + 1] + d.offset < before
+  const deps = new Int32Array(n * len)
+  const service = new Int32Array(n)
+  for (let slot = 0; slot < n; slot++) {
+    service[slot] = tt.tripService[p.trips[slot]]
+    for (let pos = 0; pos < len; pos++) deps[pos * n + slot] = p.times[(slot * len + pos) * 2 + 1]
+  }
+  const made = { deps, service }
+  columns[pi] = made
+  return made
+}
+
+/** Whether day `d` has a trip leaving position `pos` in [from, before) at all (usable or not); `n` trips. */
+function dayHasTripIn(deps: Int32Array, n: number, pos: number, d: RaptorDay, from: number, before: number): boolean {
+  if (n === 0) return false
+  return deps[pos * n + n - 1] + d.offset >= from && deps[pos * n] + d.offset < before
 }
 
 /**
@@ -33,7 +69,8 @@ function dayHasTripIn(p: Pattern, pos: number, d: RaptorDay, from: number, befor
  * trip before it leaves before `earliest` or no trip of that day does).
  */
 export function earlierTripMayLeave(
-  p: Pattern,
+  deps: Int32Array,
+  n: number,
   pos: number,
   earliest: number,
   current: number,
@@ -43,8 +80,8 @@ export function earlierTripMayLeave(
 ): boolean {
   for (let d = 0; d < days.length; d++) {
     if (slot >= 0 && d === di) {
-      if (slot > 0 && p.times[((slot - 1) * p.stops.length + pos) * 2 + 1] + days[d].offset >= earliest) return true
-    } else if (dayHasTripIn(p, pos, days[d], earliest, current)) {
+      if (slot > 0 && deps[pos * n + slot - 1] + days[d].offset >= earliest) return true
+    } else if (dayHasTripIn(deps, n, pos, days[d], earliest, current)) {
       return true
     }
   }
@@ -55,14 +92,14 @@ export function earlierTripMayLeave(
 export const boarding = { slot: -1, day: -1, dep: INF }
 
 /**
- * The earliest usable trip of a pattern leaving position `pos` at or after `time`, over all days, when it leaves
- * before `before`; on equal departures the earlier day. Returns false when there is none (then `boarding` is stale).
- * `before` is the departure of the ridden trip (`rideSlot` on day index `rideDay`), so on that day only the slots
- * before it are searched.
+ * The earliest usable trip of a pattern (`trips`, its departures `dep`) leaving position `pos` at or after `time`,
+ * over all days, when it leaves before `before`; on equal departures the earlier day. Returns false when there is
+ * none (then `boarding` is stale). `before` is the departure of the ridden trip (`rideSlot` on day index `rideDay`),
+ * so on that day only the slots before it are searched.
  */
 export function earliestTrip(
-  tt: Timetable,
-  p: Pattern,
+  trips: Int32Array,
+  dep: Departures,
   pos: number,
   time: number,
   before: number,
@@ -72,30 +109,32 @@ export function earliestTrip(
 ): boolean {
   let found = false
   let foundDep = INF
-  const n = p.trips.length
-  const len = p.stops.length
-  const times = p.times
+  const n = trips.length
+  const { deps, service } = dep
+  const base = pos * n
   for (let di = 0; di < days.length; di++) {
     const d = days[di]
-    // A day whose trips all leave before `time`, or none before `before`, cannot give the answer.
-    if (!dayHasTripIn(p, pos, d, time, before)) continue
+    // A day whose trips all leave before `time`, or none before `before` (or the best so far), cannot give the answer.
+    if (!dayHasTripIn(deps, n, pos, d, time, found && foundDep < before ? foundDep : before)) continue
     const threshold = time - d.offset
     let lo = 0
     let hi = rideSlot >= 0 && di === rideDay ? rideSlot : n
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (times[(mid * len + pos) * 2 + 1] < threshold) lo = mid + 1
+      if (deps[base + mid] < threshold) lo = mid + 1
       else hi = mid
     }
     for (let slot = lo; slot < n; slot++) {
-      const dep = times[(slot * len + pos) * 2 + 1] + d.offset
-      if (found && dep >= foundDep) break
-      if (usable(tt, d, p.trips[slot], pos)) {
+      const at = deps[base + slot] + d.offset
+      if (found && at >= foundDep) break
+      if (!d.active[service[slot]] || d.cancelled?.has(trips[slot])) continue
+      const skipped = d.skipped?.get(trips[slot])
+      if (!skipped || skipped[pos] === 0) {
         found = true
-        foundDep = dep
+        foundDep = at
         boarding.slot = slot
         boarding.day = di
-        boarding.dep = dep
+        boarding.dep = at
         break
       }
     }

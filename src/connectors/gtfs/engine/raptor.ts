@@ -1,6 +1,7 @@
+import { type Bounds, destinationBounds } from './raptor-bounds.ts'
 import { collect } from './raptor-journeys.ts'
 import { HOW_NONE, HOW_SOURCE, HOW_TRANSIT, HOW_WALK, INF, type Workspace, workspaceOf } from './raptor-state.ts'
-import { boarding, earlierTripMayLeave, earliestTrip } from './raptor-trips.ts'
+import { boarding, departureColumnsOf, departuresOf, earlierTripMayLeave, earliestTrip } from './raptor-trips.ts'
 import { NO_DROP_OFF, NO_PICKUP, type Timetable } from './timetable.ts'
 
 /**
@@ -11,9 +12,12 @@ import { NO_DROP_OFF, NO_PICKUP, type Timetable } from './timetable.ts'
  *
  * Pruning: an arrival counts only if it beats the best arrival at that stop in any round (local pruning) and the best
  * arrival at the destination found so far (target pruning, also of boarding: a trip's times never go back, the
- * loader drops trips whose do); along a pattern, an earlier trip is looked for only where one can leave between the
- * traveller's earliest time and the ridden trip's departure. The labels live in a
- * workspace reused between queries (raptor-state.ts).
+ * loader drops trips whose do), even with a lower bound of the time still needed to get there added, and only if the
+ * destination can be reached with the trips left (raptor-bounds.ts; an arrival whose bound only equals the best is
+ * kept: of equal arrivals, the journeys read back need not be the one found first). A trip is boarded only at stops improved in the round before (from an older arrival this pattern was
+ * scanned already), and an earlier trip is looked for only where one can leave between the traveller's earliest time
+ * and the ridden trip's departure; a pattern's scan ends past its last such stop once no trip is ridden or the ridden
+ * one is pruned. The labels live in a workspace reused between queries (raptor-state.ts).
  */
 
 export interface RaptorDay {
@@ -66,7 +70,12 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
   const ws = workspaceOf(tt)
   const K = q.maxRounds
   ws.round(K)
-  const { best, tArr, marked, egress, patternStart, touched } = ws
+  const { best, tArr, marked, markedIn, egress, patternStart, patternEnd, touched } = ws
+  const bounds = destinationBounds(tt, q.targets, K)
+  const lb = bounds.time
+  const need = bounds.trips
+  const { tripsAfter, offset: patternOffset } = bounds
+  const columns = departureColumnsOf(tt)
   best.fill(INF)
   for (let k = 0; k <= K; k++) {
     ws.arr[k].fill(INF)
@@ -95,7 +104,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       const sources = ws.marks.length
       for (let j = 0; j < sources; j++) {
         const u = ws.marks.items[j]
-        relaxFootpaths(tt, ws, search, 0, u, arr0[u], ws.marks)
+        relaxFootpaths(tt, ws, search, bounds, 0, u, arr0[u], ws.marks)
       }
     }
 
@@ -105,6 +114,8 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
     for (let k = 1; k <= K && ws.marks.length > 0; k++) {
       const arr = ws.arr[k]
       const prev = ws.arr[k - 1]
+      // Trips left after this round's: an arrival where the destination needs more is of no use.
+      const room = K - k
       const how = ws.how[k]
       const prevHow = ws.how[k - 1]
       const tPattern = ws.tPattern[k]
@@ -116,13 +127,20 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       how.set(prevHow)
       // Patterns through the stops improved last round, from the earliest such position.
       const marks = ws.marks
+      if (ws.stamp === INF) {
+        ws.stamp = 0
+        markedIn.fill(0)
+      }
+      const stamp = ++ws.stamp
       for (let j = 0; j < marks.length; j++) {
         const s = marks.items[j]
         marked[s] = 0
+        markedIn[s] = stamp
         for (let e = spStart[s]; e < spStart[s + 1]; e++) {
           const p = spPattern[e]
           if (patternStart[p] === INF) touched.push(p)
           if (spPos[e] < patternStart[p]) patternStart[p] = spPos[e]
+          if (spPos[e] > patternEnd[p]) patternEnd[p] = spPos[e]
         }
       }
       const improved = ws.improved
@@ -131,17 +149,33 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
         const p = patterns[pi]
         const start = patternStart[pi]
         patternStart[pi] = INF
+        const end = patternEnd[pi]
+        patternEnd[pi] = -1
         const { stops, flags, times, trips } = p
         const len = stops.length
+        // Past `start`, the destination needs more trips than are left: nothing to ride to.
+        const after = patternOffset[pi]
+        if (start + 1 >= len || tripsAfter[after + start + 1] > room) continue
         let slot = -1
         let di = 0
         let boardPos = -1
         let offset = 0
         for (let i = start; i < len; i++) {
           const s = stops[i]
-          if (slot >= 0 && !(flags[i] & NO_DROP_OFF)) {
+          if (slot >= 0) {
             const t = times[(slot * len + i) * 2] + offset
-            if (t < best[s] && t < search.bound && t <= horizon) {
+            const bounded = t + lb[s] > search.bound
+            // Past the last stop to board at, nothing is left to do once the ridden trip is pruned (or none is ridden),
+            // or when no later stop leaves the destination within the trips left.
+            if (i > end && (bounded || tripsAfter[after + i] > room)) break
+            if (
+              !bounded &&
+              need[s] <= room &&
+              t < best[s] &&
+              t < search.bound &&
+              t <= horizon &&
+              !(flags[i] & NO_DROP_OFF)
+            ) {
               const skipped = days[di].skipped?.get(trips[slot])
               if (!skipped || skipped[i] === 0) {
                 arr[s] = t
@@ -161,14 +195,20 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
               }
             }
           }
+          // Only where the arrival changed last round: from an older one this pattern was scanned before, with no
+          // better trip to find now (local pruning rejects what it would give).
+          if (markedIn[s] !== stamp || flags[i] & NO_PICKUP || i + 1 === len || tripsAfter[after + i + 1] > room) {
+            if (slot < 0 && i >= end) break
+            continue
+          }
           const ready = prev[s]
-          if (ready === INF || flags[i] & NO_PICKUP) continue
           const earliest = ready + (prevHow[s] === HOW_TRANSIT ? stopMinChange[s] : 0)
           const current = slot >= 0 ? times[(slot * len + i) * 2 + 1] + offset : INF
           // Any trip boarded here arrives after `earliest`, so no earlier than the destination's best: nothing to gain.
-          if (earliest > current || earliest >= search.bound) continue
-          if (!earlierTripMayLeave(p, i, earliest, current, slot, di, days)) continue
-          if (earliestTrip(tt, p, i, earliest, current, slot, di, days)) {
+          if (earliest > current || earliest >= search.bound || earliest + lb[s] > search.bound) continue
+          const dep = departuresOf(tt, columns, pi)
+          if (!earlierTripMayLeave(dep.deps, trips.length, i, earliest, current, slot, di, days)) continue
+          if (earliestTrip(trips, dep, i, earliest, current, slot, di, days)) {
             slot = boarding.slot
             di = boarding.day
             offset = days[di].offset
@@ -181,7 +221,7 @@ export function raptor(tt: Timetable, q: RaptorQuery): RaptorJourney[] {
       const rode = improved.length
       for (let j = 0; j < rode; j++) {
         const u = improved.items[j]
-        relaxFootpaths(tt, ws, search, k, u, tArr[u], improved)
+        relaxFootpaths(tt, ws, search, bounds, k, u, tArr[u], improved)
       }
       ws.swap()
     }
@@ -197,6 +237,7 @@ function relaxFootpaths(
   tt: Timetable,
   ws: Workspace,
   search: Search,
+  bounds: Bounds,
   k: number,
   u: number,
   from: number,
@@ -204,10 +245,13 @@ function relaxFootpaths(
 ): void {
   const { fpStart, fpTo, fpSeconds } = tt
   const { best, marked } = ws
+  const lb = bounds.time
+  const need = bounds.trips
+  const room = bounds.rounds - k
   for (let f = fpStart[u]; f < fpStart[u + 1]; f++) {
     const v = fpTo[f]
     const t = from + fpSeconds[f]
-    if (t < best[v] && t < search.bound) {
+    if (t < best[v] && t < search.bound && t + lb[v] <= search.bound && need[v] <= room) {
       ws.arr[k][v] = t
       best[v] = t
       ws.how[k][v] = HOW_WALK
