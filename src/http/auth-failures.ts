@@ -56,15 +56,25 @@ export function createAuthFailures({
 }) {
   const windowMs = settings.windowSeconds * 1000
   const blockKey = (client: string) => `authfail:until:${client}`
+  /** Seconds until `until` (milliseconds; NaN when there is no marker), 0 when it has passed. */
+  const waitFor = (until: number) => {
+    if (!(until > 0)) return 0
+    const now = clock().getTime()
+    return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
+  }
   return {
     settings,
     /** Seconds the address must wait before its key is checked again; 0 when it may try now. */
     async retryAfter(ip: string): Promise<number> {
       if (settings.limit === 0) return 0
       // While Redis is unreachable no instance can read the marker: keys are checked (from the database) as usual.
-      const until = Number(await kv.get(blockKey(clientKey(ip))).catch(ignoreOutage))
-      const now = clock().getTime()
-      return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
+      return waitFor(Number(await kv.get(blockKey(clientKey(ip))).catch(ignoreOutage)))
+    },
+    /** `retryAfter` at once where the store is this process's memory; undefined where only `retryAfter` can tell. */
+    retryAfterNow(ip: string): number | undefined {
+      if (settings.limit === 0) return 0
+      if (kv.peek === undefined) return undefined
+      return waitFor(Number(kv.peek(blockKey(clientKey(ip)))))
     },
     async record(ip: string): Promise<void> {
       if (settings.limit === 0) return

@@ -71,6 +71,15 @@ export function createKeyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: 
       verified.set(presented, found)
       return usable(found)
     },
+    /**
+     * `resolve`'s answer at once, from memory alone, for a key verified before while the epoch is unchanged and
+     * readable without waiting (the in-process store); undefined when only `resolve` can tell (then call it).
+     */
+    resolveNow(presented: string): Resolved | undefined {
+      if (kv.peek === undefined || epoch === undefined || kv.peek(EPOCH_KEY) !== epoch) return undefined
+      const known = verified.get(presented)
+      return known === undefined ? undefined : usable(known)
+    },
     /** Whether some tenant allows `origin` (as browsers send it; compared in lower case). */
     async allowsOrigin(origin: string): Promise<boolean> {
       await sync()
