@@ -8,8 +8,20 @@ import { localizeHistory } from '../platform/i18n/texts.ts'
 export const ok = <T>(request: FastifyRequest, data: T) => ({
   success: true as const,
   data: localizeHistory(data, request.language),
-  meta: { requestId: request.id, timestamp: new Date().toISOString() },
+  meta: { requestId: request.id, timestamp: timestamp() },
 })
+
+let stampedAt = Number.NaN
+let stamp = ''
+/** The time now as ISO 8601, formatted once per millisecond (~0.5 µs each) rather than once per answer. */
+function timestamp(): string {
+  const now = Date.now()
+  if (now !== stampedAt) {
+    stamp = new Date(now).toISOString()
+    stampedAt = now
+  }
+  return stamp
+}
 
 /** The caller's tenant and key; routes with a permission always have them. */
 /**

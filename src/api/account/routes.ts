@@ -1,8 +1,24 @@
+import type { Permission } from '../../contract/access.ts'
 import { AuthCheck } from '../../contract/account.ts'
 import { responses } from '../../contract/common.ts'
 import { effectivePermissions } from '../../domain/tenants/permissions.ts'
 import { authOf, ok } from '../../http/envelope.ts'
 import type { TypedApp } from '../../http/typed-app.ts'
+import type { ApiKeyRow } from '../../store/schema.ts'
+
+/**
+ * A key's effective permissions, worked out once per key row (the key cache hands out the same row until it reloads
+ * it, and a changed key is a new row). The list is only read: serialized into the answer.
+ */
+const effective = new WeakMap<ApiKeyRow, Permission[]>()
+function permissionsOf(key: ApiKeyRow): Permission[] {
+  let permissions = effective.get(key)
+  if (permissions === undefined) {
+    permissions = effectivePermissions(key)
+    effective.set(key, permissions)
+  }
+  return permissions
+}
 
 export function accountRoutes(app: TypedApp) {
   app.get(
@@ -19,7 +35,8 @@ export function accountRoutes(app: TypedApp) {
         response: responses(AuthCheck),
       },
     },
-    async (request) => {
+    // Not async: what it answers is at hand, and Fastify sends a plain value without a promise in between.
+    (request) => {
       const { tenant, key, rateLimit } = authOf(request)
       return ok(request, {
         tenant: { id: tenant.id, name: tenant.name, organization: tenant.organization },
@@ -33,7 +50,7 @@ export function accountRoutes(app: TypedApp) {
         },
         environment: key.environment,
         // What the key can use: a publishable key stored with more (before the catalogue rule) uses the catalogue reads.
-        permissions: effectivePermissions(key),
+        permissions: permissionsOf(key),
         dataRetention: tenant.dataRetention,
         defaultLanguage: tenant.defaultLanguage,
         language: request.language,
