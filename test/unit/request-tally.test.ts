@@ -69,7 +69,7 @@ test('request tally: the same Prometheus text as prom-client’s own observation
 test('route context: the route config, url and method Fastify keeps, as request.routeOptions gives them', async () => {
   assert.ok(readsRouteContext, 'Fastify moved its route context key: routeConfig falls back to request.routeOptions')
   const app = Fastify()
-  const seen: unknown[] = []
+  const seen: unknown[][] = []
   app.addHook('onRequest', (request, _reply, done) => {
     const config = routeConfig(request)
     const options = request.routeOptions
