@@ -1,10 +1,12 @@
+import type { FastifyReply } from 'fastify'
 import type { Permission } from '../../contract/access.ts'
 import { AuthCheck } from '../../contract/account.ts'
 import { responses } from '../../contract/common.ts'
 import { effectivePermissions } from '../../domain/tenants/permissions.ts'
+import { answerTemplate } from '../../http/answer-template.ts'
 import { authOf, ok } from '../../http/envelope.ts'
 import type { TypedApp } from '../../http/typed-app.ts'
-import type { ApiKeyRow } from '../../store/schema.ts'
+import type { ApiKeyRow, TenantRow } from '../../store/schema.ts'
 
 /**
  * A key's effective permissions, worked out once per key row (the key cache hands out the same row until it reloads
@@ -36,9 +38,9 @@ export function accountRoutes(app: TypedApp) {
       },
     },
     // Not async: what it answers is at hand, and Fastify sends a plain value without a promise in between.
-    (request) => {
+    (request, reply) => {
       const { tenant, key, rateLimit } = authOf(request)
-      return ok(request, {
+      const answer = ok(request, {
         tenant: { id: tenant.id, name: tenant.name, organization: tenant.organization },
         key: {
           id: key.id,
@@ -61,6 +63,62 @@ export function accountRoutes(app: TypedApp) {
           reset: rateLimit.resetAt,
         },
       })
+      const serialize = templateOf(reply, key, tenant, answer.data.language, rateLimit.limit, rateLimit.windowSeconds)
+      if (serialize !== undefined) reply.type(JSON_TYPE).serializer(serialize)
+      return answer
     },
   )
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+/** What differs between two answers for one key, tenant, language and limit. */
+const VARYING = [
+  ['data', 'rateLimit', 'remaining'],
+  ['data', 'rateLimit', 'reset'],
+  ['meta', 'requestId'],
+  ['meta', 'timestamp'],
+]
+
+interface Template {
+  tenant: TenantRow
+  language: string
+  limit: number
+  windowSeconds: number
+  serialize: ((answer: unknown) => string) | undefined
+}
+
+/**
+ * The answer's serializer for a key (src/http/answer-template.ts): everything but the counters, the request id and the
+ * time comes from the key and tenant rows (a changed key or tenant is a new row), the language and the limit, so one
+ * template serves each key while they stay. Undefined before the first answer (made by the route's serializer).
+ */
+const templates = new WeakMap<ApiKeyRow, Template>()
+function templateOf(
+  reply: FastifyReply,
+  key: ApiKeyRow,
+  tenant: TenantRow,
+  language: string,
+  limit: number,
+  windowSeconds: number,
+): ((answer: unknown) => string) | undefined {
+  const known = templates.get(key)
+  if (
+    known !== undefined &&
+    known.tenant === tenant &&
+    known.language === language &&
+    known.limit === limit &&
+    known.windowSeconds === windowSeconds
+  ) {
+    return known.serialize
+  }
+  // The first answer for this key (or after a change) goes through the route's serializer; the template is made
+  // from it for the next ones.
+  const serializer = reply.getSerializationFunction('200') as ((answer: unknown) => string) | undefined
+  if (serializer === undefined) return undefined
+  reply.type(JSON_TYPE).serializer((answer: unknown) => {
+    const serialize = answerTemplate(serializer, answer, VARYING)
+    templates.set(key, { tenant, language, limit, windowSeconds, serialize })
+    return serializer(answer)
+  })
+  return undefined
 }
