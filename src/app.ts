@@ -157,7 +157,10 @@ export async function createApp(deps: AppDeps) {
 
   let closing = false
   const shed = loadShedding(app.log, deps.loadGuard)
-  // The request id, the shutdown, then the load guard: one hook (each hook costs Fastify a step of its runner).
+  // Set once the services exist (below); no request arrives before createApp returns.
+  let authorize: ReturnType<typeof installAuth> = (_request, _reply, done) => done()
+  // The request id, the shutdown, the load guard, then authentication: one hook (each hook costs Fastify a step of
+  // its runner).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     if (closing) {
@@ -171,7 +174,9 @@ export async function createApp(deps: AppDeps) {
         ),
       )
     }
-    done(shed(request))
+    const refused = shed(request)
+    if (refused !== undefined) return done(refused)
+    authorize(request, reply, done)
   })
   app.addHook('preClose', (done) => {
     closing = true
@@ -206,7 +211,7 @@ export async function createApp(deps: AppDeps) {
     clock,
     settings: { limit: config.authFailureLimit, windowSeconds: config.authFailureWindowSeconds },
   })
-  installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
+  authorize = installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
   const idempotency = createIdempotency({
     repo: createIdempotencyRepo(store.db),
     jobs: deps.jobs,

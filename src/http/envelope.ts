@@ -11,16 +11,24 @@ export const ok = <T>(request: FastifyRequest, data: T) => ({
   meta: { requestId: request.id, timestamp: timestamp() },
 })
 
-let stampedAt = Number.NaN
-let stamp = ''
-/** The time now as ISO 8601, formatted once per millisecond (~0.5 µs each) rather than once per answer. */
+let second = Number.NaN
+let secondText = ''
+/**
+ * The time now as ISO 8601 (`toISOString`): the part up to the seconds is formatted once per second, the milliseconds
+ * are appended (formatting the whole costs ~0.5 µs, and at 10,000 answers a second the millisecond changes at nearly
+ * every answer).
+ */
 function timestamp(): string {
   const now = Date.now()
-  if (now !== stampedAt) {
-    stamp = new Date(now).toISOString()
-    stampedAt = now
+  const s = Math.floor(now / 1000)
+  if (s !== second) {
+    // "YYYY-MM-DDTHH:MM:SS." of this second: all but its ".000Z" end's "000Z".
+    const text = new Date(s * 1000).toISOString()
+    secondText = text.slice(0, text.length - 4)
+    second = s
   }
-  return stamp
+  const ms = now - s * 1000
+  return `${secondText}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`
 }
 
 /** The caller's tenant and key; routes with a permission always have them. */
