@@ -22,11 +22,12 @@ import { createAuthFailures } from './http/auth-failures.ts'
 import { addVary } from './http/envelope.ts'
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts'
 import { createIdempotency } from './http/idempotency.ts'
-import { installLoadShedding } from './http/load-shedding.ts'
+import { loadShedding } from './http/load-shedding.ts'
 import { referResponses, schemaComponents } from './http/openapi/components.ts'
 import { registerApiDocument } from './http/openapi/document.ts'
+import { routeConfig } from './http/route-context.ts'
 import { lazySerializers } from './http/serialization.ts'
-import { markEarlyAnswers, serverLimits, serverOptions } from './http/server-limits.ts'
+import { markIfEarly, serverLimits, serverOptions } from './http/server-limits.ts'
 import { traceRequests } from './http/tracing.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Locks, RateLimiter } from './platform/kv/types.ts'
@@ -57,6 +58,8 @@ export interface AppDeps extends ServicesDeps {
 
 export type App = FastifyInstance
 
+/** What answers with a language vary by (addVary's result when nothing set Vary before). */
+const VARY_KEY_AND_LANGUAGE = 'Authorization, Accept-Language'
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/
 /** An Idempotency-Key is held this much longer than a request may take before a repeat may take it over. */
 const IDEMPOTENCY_LEASE_MARGIN_MS = 60_000
@@ -107,7 +110,6 @@ export async function createApp(deps: AppDeps) {
   // Each connection holds a file descriptor: beyond the limit Node closes new ones at once rather than run out.
   app.server.maxConnections = limits.maxConnections
   app.server.on('drop', () => metrics.connectionsRefused.inc())
-  markEarlyAnswers(app)
   // First of the hooks, so that what authentication does (Redis, the database) is part of the request's trace.
   if (deps.tracing) traceRequests(app, deps.tracing)
   // The API speaks JSON only; any other body gets 415 rather than being read as text.
@@ -154,15 +156,28 @@ export async function createApp(deps: AppDeps) {
     ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].filter((m) => routes.find(m as 'GET', url.split('?')[0]) !== null)
 
   let closing = false
+  const shed = loadShedding(app.log, deps.loadGuard)
+  // Set once the services exist (below); no request arrives before createApp returns.
+  let authorize: ReturnType<typeof installAuth> = (_request, _reply, done) => done()
+  // The request id, the shutdown, the load guard, then authentication: one hook (each hook costs Fastify a step of
+  // its runner).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    if (!closing) return done()
-    reply.header('connection', 'close')
-    done(
-      new ApiError('SERVICE_UNAVAILABLE', undefined, { reason: 'SHUTTING_DOWN' }, { headers: { 'retry-after': '1' } }),
-    )
+    if (closing) {
+      reply.header('connection', 'close')
+      return done(
+        new ApiError(
+          'SERVICE_UNAVAILABLE',
+          undefined,
+          { reason: 'SHUTTING_DOWN' },
+          { headers: { 'retry-after': '1' } },
+        ),
+      )
+    }
+    const refused = shed(request)
+    if (refused !== undefined) return done(refused)
+    authorize(request, reply, done)
   })
-  installLoadShedding(app, deps.loadGuard)
   app.addHook('preClose', (done) => {
     closing = true
     done()
@@ -174,12 +189,14 @@ export async function createApp(deps: AppDeps) {
     if (request.language) {
       if (!reply.hasHeader('content-language')) reply.header('content-language', request.language)
       // Answers depend on the key and the language: shared caches must keep them apart.
-      addVary(reply, 'Authorization', 'Accept-Language')
+      if (reply.hasHeader('vary')) addVary(reply, 'Authorization', 'Accept-Language')
+      else reply.header('vary', VARY_KEY_AND_LANGUAGE)
     }
     done(null, payload)
   })
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
+    markIfEarly(request)
+    metrics.observeRequest(request.method, routeConfig(request).url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
     done()
   })
 
@@ -194,7 +211,7 @@ export async function createApp(deps: AppDeps) {
     clock,
     settings: { limit: config.authFailureLimit, windowSeconds: config.authFailureWindowSeconds },
   })
-  installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
+  authorize = installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
   const idempotency = createIdempotency({
     repo: createIdempotencyRepo(store.db),
     jobs: deps.jobs,

@@ -2,6 +2,9 @@ import { isIPv4, isIPv6 } from 'node:net'
 import type { Kv, RateLimiter } from '../platform/kv/types.ts'
 import { outageIn } from '../platform/outage.ts'
 
+/** Addresses whose marker key `retryAfterNow` keeps at most (then it starts over). */
+const MAX_REMEMBERED_ADDRESSES = 10_000
+
 const ignoreOutage = (error: unknown): undefined => {
   if (!outageIn(error)) throw error
   return undefined
@@ -56,15 +59,34 @@ export function createAuthFailures({
 }) {
   const windowMs = settings.windowSeconds * 1000
   const blockKey = (client: string) => `authfail:until:${client}`
+  const markerKeys = new Map<string, string>()
+  /** Seconds until `until` (milliseconds; NaN when there is no marker), 0 when it has passed. */
+  const waitFor = (until: number) => {
+    if (!(until > 0)) return 0
+    const now = clock().getTime()
+    return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
+  }
   return {
     settings,
     /** Seconds the address must wait before its key is checked again; 0 when it may try now. */
     async retryAfter(ip: string): Promise<number> {
       if (settings.limit === 0) return 0
       // While Redis is unreachable no instance can read the marker: keys are checked (from the database) as usual.
-      const until = Number(await kv.get(blockKey(clientKey(ip))).catch(ignoreOutage))
-      const now = clock().getTime()
-      return until > now ? Math.max(1, Math.ceil((until - now) / 1000)) : 0
+      return waitFor(Number(await kv.get(blockKey(clientKey(ip))).catch(ignoreOutage)))
+    },
+    /** `retryAfter` at once where the store is this process's memory; undefined where only `retryAfter` can tell. */
+    retryAfterNow(ip: string): number | undefined {
+      if (settings.limit === 0) return 0
+      if (kv.peek === undefined) return undefined
+      // The marker's key per address is remembered: a keep-alive connection's address is one string, whose hash the
+      // map keeps, where building the key anew costs a concatenation and hashing it at every request.
+      let key = markerKeys.get(ip)
+      if (key === undefined) {
+        if (markerKeys.size >= MAX_REMEMBERED_ADDRESSES) markerKeys.clear()
+        key = blockKey(clientKey(ip))
+        markerKeys.set(ip, key)
+      }
+      return waitFor(Number(kv.peek(key)))
     },
     async record(ip: string): Promise<void> {
       if (settings.limit === 0) return

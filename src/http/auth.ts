@@ -1,12 +1,15 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Permission } from '../contract/access.ts'
 import { ApiError, isApiError } from '../contract/errors.ts'
 import type { KeyResolver } from '../domain/tenants/key-resolver.ts'
 import { allowedPermissions, keyMay } from '../domain/tenants/permissions.ts'
 import { negotiateLanguage } from '../platform/i18n/index.ts'
 import type { RateLimiter, RateLimitResult } from '../platform/kv/types.ts'
+import type { ApiKeyRow, TenantRow } from '../store/schema.ts'
 import type { AuthFailures } from './auth-failures.ts'
 import { addVary } from './envelope.ts'
+import { routeConfig } from './route-context.ts'
 
 export interface AuthDeps {
   keys: KeyResolver
@@ -22,12 +25,17 @@ const EXPOSED_HEADERS =
 const ALLOWED_HEADERS =
   'Authorization, Content-Type, Accept-Language, X-Request-Id, X-Sandbox-Scenario, Idempotency-Key'
 
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i
+
+/** The key in an `Authorization: Bearer <key>` header; undefined when the header has another form. */
+const presentedKey = (header: string): string | undefined => BEARER.exec(header)?.[1]
+
 function bearer(request: FastifyRequest): string {
   const header = request.headers.authorization
   if (header === undefined || header === '') throw new ApiError('AUTHENTICATION_REQUIRED')
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header)
-  if (!match) throw new ApiError('UNAUTHORIZED', undefined, { reason: 'MALFORMED_KEY' })
-  return match[1]
+  const key = presentedKey(header)
+  if (key === undefined) throw new ApiError('UNAUTHORIZED', undefined, { reason: 'MALFORMED_KEY' })
+  return key
 }
 
 /**
@@ -49,9 +57,13 @@ function sameSecret(a: string, b: string): boolean {
 
 /**
  * Authentication, rate limiting, Origin checks for publishable keys, permissions and language, in that order,
- * for every route that declares a permission; the admin token for operator routes.
+ * for every route that declares a permission; the admin token for operator routes. Answers the onRequest hook that
+ * does it, for the app to run.
  */
-export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, adminToken, failures }: AuthDeps): void {
+export function installAuth(
+  app: FastifyInstance,
+  { keys, rateLimiter, clock, adminToken, failures }: AuthDeps,
+): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
   app.decorateRequest('auth', undefined)
   // Negotiated against the tenant's default once the tenant is known; errors before that use English as the default.
   app.decorateRequest('language', '')
@@ -100,6 +112,8 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
     }
   }
 
+  type Authenticated = { key: ApiKeyRow; tenant: TenantRow; rate: RateLimitResult }
+
   /**
    * The key's tenant, language, rate-limit headers and CORS headers (publishable keys from an allowed origin).
    * Throws for an unknown key and a publishable key from another origin.
@@ -109,14 +123,54 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
     if (!resolved.ok) throw new ApiError('UNAUTHORIZED', undefined, { reason: resolved.reason })
     const { key, tenant } = resolved
     request.language = negotiateLanguage(request.headers['accept-language'], tenant.defaultLanguage)
-
     const windowMs = key.rateLimitWindowSeconds * 1000
-    const rate = await rateLimiter.hit(key.id, key.rateLimit, windowMs, clock().getTime())
+    return admitted(
+      request,
+      reply,
+      key,
+      tenant,
+      await rateLimiter.hit(key.id, key.rateLimit, windowMs, clock().getTime()),
+    )
+  }
+
+  /**
+   * `throttled(authenticate)` at once, without a promise, where everything it reads is in this process's memory (the
+   * embedded shape): the failure marker, the key verified before, the rate-limit window. Undefined where it cannot
+   * tell (a shared store, a key not verified yet, any failure but a refused address): then the full path runs, from
+   * the start, and nothing was counted yet.
+   */
+  function authenticateNow(request: FastifyRequest, reply: FastifyReply, header: string): Authenticated | undefined {
+    if (rateLimiter.hitSync === undefined) return undefined
+    const wait = failures.retryAfterNow(request.ip)
+    if (wait === undefined) return undefined
+    if (wait > 0) throw tooManyFailures(wait, failures.settings.limit, failures.settings.windowSeconds)
+    const presented = presentedKey(header)
+    const resolved = presented === undefined ? undefined : keys.resolveNow(presented)
+    if (resolved === undefined || !resolved.ok) return undefined
+    const { key, tenant } = resolved
+    request.language = negotiateLanguage(request.headers['accept-language'], tenant.defaultLanguage)
+    const windowMs = key.rateLimitWindowSeconds * 1000
+    return admitted(
+      request,
+      reply,
+      key,
+      tenant,
+      rateLimiter.hitSync(key.id, key.rateLimit, windowMs, clock().getTime()),
+    )
+  }
+
+  /** The rate-limit headers, and the Origin check and CORS headers of a publishable key. */
+  function admitted(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: ApiKeyRow,
+    tenant: TenantRow,
+    rate: RateLimitResult,
+  ): Authenticated {
     reply
       .header('x-ratelimit-limit', String(rate.limit))
       .header('x-ratelimit-remaining', String(rate.remaining))
       .header('x-ratelimit-reset', String(rate.resetAt))
-
     if (key.type === 'publishable') {
       const origin = browserOrigin(request)
       // Scheme and host are case-insensitive; stored origins are in lower case.
@@ -129,37 +183,8 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
     return { key, tenant, rate }
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config
-    const permission = config.permission
-    if (config.admin) {
-      if (!adminToken) throw new ApiError('NOT_FOUND', undefined, { reason: 'ROUTE_NOT_FOUND' })
-      if (!request.headers.authorization)
-        throw new ApiError('AUTHENTICATION_REQUIRED', undefined, { reason: 'ADMIN_TOKEN_REQUIRED' })
-      await throttled(request, async (gate) => {
-        await gate
-        if (!sameSecret(bearer(request), adminToken)) {
-          throw new ApiError('UNAUTHORIZED', undefined, { reason: 'ADMIN_TOKEN_INVALID' })
-        }
-      })
-      return
-    }
-    if (!permission) {
-      // No endpoint here (404), but a key's holder still gets its language, rate-limit and CORS headers, and the
-      // request counts against the key, as on every authenticated response. Without a usable key: the plain 404
-      // (a key that fails still counts as a failure of the address; a refused address is not checked at all).
-      if (request.is404 && request.headers.authorization) {
-        const { key, rate } = await throttled(request, (gate) => authenticate(request, reply, gate)).catch(() => ({
-          key: undefined,
-          rate: undefined,
-        }))
-        if (key && rate && !rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
-      }
-      return
-    }
-
-    if (!request.headers.authorization) throw new ApiError('AUTHENTICATION_REQUIRED')
-    const { key, tenant, rate } = await throttled(request, (gate) => authenticate(request, reply, gate))
+  /** The rate limit and the permission of an authenticated key; then the request carries its caller. */
+  function permit(request: FastifyRequest, { key, tenant, rate }: Authenticated, permission: Permission): void {
     if (!rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
     if (!keyMay(key, permission)) {
       // Publishable keys are refused by their type, whatever the store holds for them (keys made before the rule).
@@ -181,7 +206,61 @@ export function installAuth(app: FastifyInstance, { keys, rateLimiter, clock, ad
         windowSeconds: key.rateLimitWindowSeconds,
       },
     }
-  })
+  }
+
+  /** Operator routes (the admin token), and requests no route matched. */
+  async function withoutPermission(request: FastifyRequest, reply: FastifyReply, admin: boolean | undefined) {
+    if (admin) {
+      if (!adminToken) throw new ApiError('NOT_FOUND', undefined, { reason: 'ROUTE_NOT_FOUND' })
+      if (!request.headers.authorization)
+        throw new ApiError('AUTHENTICATION_REQUIRED', undefined, { reason: 'ADMIN_TOKEN_REQUIRED' })
+      await throttled(request, async (gate) => {
+        await gate
+        if (!sameSecret(bearer(request), adminToken)) {
+          throw new ApiError('UNAUTHORIZED', undefined, { reason: 'ADMIN_TOKEN_INVALID' })
+        }
+      })
+      return
+    }
+    // No endpoint here (404), but a key's holder still gets its language, rate-limit and CORS headers, and the
+    // request counts against the key, as on every authenticated response. Without a usable key: the plain 404
+    // (a key that fails still counts as a failure of the address; a refused address is not checked at all).
+    const { key, rate } = await throttled(request, (gate) => authenticate(request, reply, gate)).catch(() => ({
+      key: undefined,
+      rate: undefined,
+    }))
+    if (key && rate && !rate.allowed) throw rateLimited(rate, key.rateLimitWindowSeconds)
+  }
+
+  // A callback hook, not an async one: a public route and a key known in memory pass without a promise. The app runs
+  // it at the end of its own onRequest hook (one hook less for Fastify to step through).
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    const config = routeConfig(request)
+    const permission = config.permission
+    if (!permission) {
+      // Public routes (docs, health) need nothing; a request no route matched, only with a key.
+      if (config.admin || (config.url === undefined && request.headers.authorization)) {
+        withoutPermission(request, reply, config.admin).then(() => done(), done)
+        return
+      }
+      return done()
+    }
+    const header = request.headers.authorization
+    if (!header) return done(new ApiError('AUTHENTICATION_REQUIRED'))
+    const now = authenticateNow(request, reply, header)
+    if (now !== undefined) {
+      permit(request, now, permission)
+      return done()
+    }
+    throttled(request, (gate) => authenticate(request, reply, gate)).then((found) => {
+      try {
+        permit(request, found, permission)
+      } catch (error) {
+        return done(error as Error)
+      }
+      done()
+    }, done)
+  }
 }
 
 const tooManyFailures = (retryAfter: number, limit: number, windowSeconds: number) =>

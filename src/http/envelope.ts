@@ -8,8 +8,28 @@ import { localizeHistory } from '../platform/i18n/texts.ts'
 export const ok = <T>(request: FastifyRequest, data: T) => ({
   success: true as const,
   data: localizeHistory(data, request.language),
-  meta: { requestId: request.id, timestamp: new Date().toISOString() },
+  meta: { requestId: request.id, timestamp: timestamp() },
 })
+
+let second = Number.NaN
+let secondText = ''
+/**
+ * The time now as ISO 8601 (`toISOString`): the part up to the seconds is formatted once per second, the milliseconds
+ * are appended (formatting the whole costs ~0.5 µs, and at 10,000 answers a second the millisecond changes at nearly
+ * every answer).
+ */
+function timestamp(): string {
+  const now = Date.now()
+  const s = Math.floor(now / 1000)
+  if (s !== second) {
+    // "YYYY-MM-DDTHH:MM:SS." of this second: all but its ".000Z" end's "000Z".
+    const text = new Date(s * 1000).toISOString()
+    secondText = text.slice(0, text.length - 4)
+    second = s
+  }
+  const ms = now - s * 1000
+  return `${secondText}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`
+}
 
 /** The caller's tenant and key; routes with a permission always have them. */
 /**

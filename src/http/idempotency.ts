@@ -14,6 +14,7 @@ import {
   scopeIdOf,
   withoutPersonalData,
 } from './idempotency-rules.ts'
+import { routeConfig } from './route-context.ts'
 
 /** How long a first answer is replayed (DECISIONS: 24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000
@@ -91,11 +92,11 @@ function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {
 export function createIdempotency(deps: IdempotencyDeps) {
   const { repo, clock } = deps
 
-  const applies = (request: FastifyRequest) =>
-    (request.method === 'POST' || request.method === 'PATCH') &&
-    request.auth !== undefined &&
-    request.routeOptions.config.permission !== undefined &&
-    (request.routeOptions.url ?? '').startsWith(`${deps.apiPrefix}/`)
+  const applies = (request: FastifyRequest) => {
+    if ((request.method !== 'POST' && request.method !== 'PATCH') || request.auth === undefined) return false
+    const route = routeConfig(request)
+    return route.permission !== undefined && (route.url ?? '').startsWith(`${deps.apiPrefix}/`)
+  }
 
   /** Takes the key, or answers for it: a replay, 409 while it runs, 422 for another request. */
   async function takeOrAnswer(request: FastifyRequest, reply: FastifyReply, pending: Pending) {

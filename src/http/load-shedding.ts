@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { ApiError } from '../contract/errors.ts'
 import type { LoadGuard } from '../platform/load-guard.ts'
 
@@ -7,27 +7,29 @@ const EXEMPT = new Set(['/health', '/ready', '/metrics'])
 /** Seconds a refused client waits: a few samples of the guard, time for the collector to catch up. */
 export const OVERLOADED_RETRY_AFTER_SECONDS = 5
 
-/** Refuses every other request with 503 SERVICE_UNAVAILABLE (`OVERLOADED`, `Retry-After`) while the guard says so. */
-export function installLoadShedding(app: FastifyInstance, guard: LoadGuard): void {
+/**
+ * Refuses every other request with 503 SERVICE_UNAVAILABLE (`OVERLOADED`, `Retry-After`) while the guard says so.
+ * Answers the check the app's first onRequest hook runs (one hook, not one per concern): the error to answer with,
+ * or undefined to go on.
+ */
+export function loadShedding(log: FastifyBaseLogger, guard: LoadGuard): (request: FastifyRequest) => Error | undefined {
   let refusing = false
-  app.addHook('onRequest', (request, _reply, done) => {
+  return (request) => {
     const why = guard.overloaded()
     if (why === undefined) {
-      if (refusing) app.log.warn('load shedding stopped: admitting requests again')
+      if (refusing) log.warn('load shedding stopped: admitting requests again')
       refusing = false
-      return done()
+      return undefined
     }
-    if (!refusing) app.log.warn({ cause: why }, 'load shedding: refusing requests with 503 OVERLOADED')
+    if (!refusing) log.warn({ cause: why }, 'load shedding: refusing requests with 503 OVERLOADED')
     refusing = true
     const query = request.url.indexOf('?')
-    if (EXEMPT.has(query < 0 ? request.url : request.url.slice(0, query))) return done()
-    done(
-      new ApiError(
-        'SERVICE_UNAVAILABLE',
-        undefined,
-        { reason: 'OVERLOADED' },
-        { headers: { 'retry-after': String(OVERLOADED_RETRY_AFTER_SECONDS) } },
-      ),
+    if (EXEMPT.has(query < 0 ? request.url : request.url.slice(0, query))) return undefined
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      undefined,
+      { reason: 'OVERLOADED' },
+      { headers: { 'retry-after': String(OVERLOADED_RETRY_AFTER_SECONDS) } },
     )
-  })
+  }
 }

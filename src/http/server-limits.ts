@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyHttpOptions, FastifyInstance } from 'fastify'
+import type { FastifyHttpOptions, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 
 /** The socket-level limits the service runs with, derived from the configuration (README "Slow clients"). */
@@ -59,20 +59,17 @@ const ANSWERED = Symbol('answeredBeforeBody')
 /**
  * Marks connections whose answer went out before the request's body had all arrived (a 401 for a body still being
  * sent): Node keeps reading the rest of that body, and if the request timeout then cuts it, the client must not get a
- * second, unsolicited answer.
+ * second, unsolicited answer. Called by the app's onResponse hook for every request.
  */
-export function markEarlyAnswers(app: FastifyInstance): void {
-  app.addHook('onResponse', (request, _reply, done) => {
-    const raw = request.raw
-    if (!raw.complete) {
-      const socket = raw.socket as Socket & { [ANSWERED]?: boolean }
-      socket[ANSWERED] = true
-      raw.once('end', () => {
-        socket[ANSWERED] = false
-      })
-    }
-    done()
-  })
+export function markIfEarly(request: FastifyRequest): void {
+  const raw = request.raw
+  if (!raw.complete) {
+    const socket = raw.socket as Socket & { [ANSWERED]?: boolean }
+    socket[ANSWERED] = true
+    raw.once('end', () => {
+      socket[ANSWERED] = false
+    })
+  }
 }
 
 export const answeredEarly = (socket: Socket): boolean =>

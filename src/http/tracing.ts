@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Span, Tracing } from '../platform/tracing.ts'
+import { routeConfig } from './route-context.ts'
 
 const SPAN = Symbol('span')
 type Traced = FastifyRequest & { [SPAN]?: Span }
@@ -11,7 +12,7 @@ type Traced = FastifyRequest & { [SPAN]?: Span }
 export function traceRequests(app: FastifyInstance, tracing: Tracing): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const incoming = request.headers.traceparent
-    const route = request.routeOptions.url ?? 'unmatched'
+    const route = routeConfig(request).url ?? 'unmatched'
     const span = tracing.start(`${request.method} ${route}`, {
       kind: 'server',
       ...(typeof incoming === 'string' ? { parent: incoming } : {}),

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { requestTally } from './request-tally.ts'
 
 /** 0 closed, 1 half-open, 2 open (`provider_circuit_state`). */
 export type CircuitValue = 0 | 1 | 2
@@ -16,22 +17,31 @@ export interface MetricSources {
 /** A scrape never waits longer than this for the database; the previous job figures stay meanwhile. */
 const JOBS_QUERY_TIMEOUT_MS = 1000
 
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25]
+
 /** One registry per app (no global state), so tests and several apps in one process stay apart. */
 export function createMetrics() {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  const tally = requestTally(LATENCY_BUCKETS)
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by route, method and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [registry],
+    collect() {
+      tally.flushCounts(this)
+    },
   })
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by route',
     labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25],
+    buckets: LATENCY_BUCKETS,
     registers: [registry],
+    collect() {
+      tally.writeLatency(this)
+    },
   })
   const rateLimited = new Counter({
     name: 'rate_limited_total',
@@ -111,8 +121,6 @@ export function createMetrics() {
     },
   })
 
-  // Labelled children are looked up once per method/route/status, not hashed on every request.
-  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>()
   return {
     registry,
     requests,
@@ -136,14 +144,7 @@ export function createMetrics() {
     observeRequest(method: string, route: string, status: number, elapsedMs: number) {
       if (status === 429) rateLimited.inc()
       else if (status === 401) authFailures.inc()
-      const id = `${method} ${route} ${status}`
-      let child = children.get(id)
-      if (!child) {
-        child = { count: requests.labels(method, route, String(status)), time: latency.labels(method, route) }
-        children.set(id, child)
-      }
-      child.count.inc()
-      child.time.observe(elapsedMs / 1000)
+      tally.observe(method, route, status, elapsedMs / 1000)
     },
     providerCalls: new Counter({
       name: 'provider_calls_total',

@@ -20,6 +20,8 @@ const UNKNOWN_EPOCH = '\u0000unknown'
  */
 export function createKeyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: Kv; clock: () => Date }) {
   let epoch: string | undefined
+  /** Whether the epoch was read once (before that, `epoch` undefined says nothing). */
+  let synced = false
   const cache = new Map<string, { key: ApiKeyRow; tenant: TenantRow } | null>()
   // Keys whose hash already matched, by their full text: the hot path skips hashing (cleared with the cache).
   const verified = new Map<string, { key: ApiKeyRow; tenant: TenantRow }>()
@@ -38,6 +40,7 @@ export function createKeyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: 
       origins = undefined
       epoch = current
     }
+    synced = true
   }
   const usable = (found: { key: ApiKeyRow; tenant: TenantRow }): Resolved => {
     if (found.key.revokedAt) return { ok: false, reason: 'KEY_REVOKED' }
@@ -70,6 +73,15 @@ export function createKeyResolver({ repo, kv, clock }: { repo: TenantsRepo; kv: 
       if (verified.size >= MAX_CACHED) verified.clear()
       verified.set(presented, found)
       return usable(found)
+    },
+    /**
+     * `resolve`'s answer at once, from memory alone, for a key verified before while the epoch is unchanged and
+     * readable without waiting (the in-process store); undefined when only `resolve` can tell (then call it).
+     */
+    resolveNow(presented: string): Resolved | undefined {
+      if (kv.peek === undefined || !synced || kv.peek(EPOCH_KEY) !== epoch) return undefined
+      const known = verified.get(presented)
+      return known === undefined ? undefined : usable(known)
     },
     /** Whether some tenant allows `origin` (as browsers send it; compared in lower case). */
     async allowsOrigin(origin: string): Promise<boolean> {

@@ -71,6 +71,7 @@ export function memoryKv(options: MemoryKvOptions = {}): Kv {
   sweep.unref()
   return {
     get: async (key) => live(key)?.value,
+    peek: (key) => live(key)?.value,
     set: (key, value, ttlMs) => put(key, { value, expiresAt: now() + ttlMs }),
     setIfAbsent: async (key, value, ttlMs) => {
       if (live(key)) return false

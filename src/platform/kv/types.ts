@@ -4,6 +4,11 @@
  */
 export interface Kv {
   get(key: string): Promise<string | undefined>
+  /**
+   * The value at once, without a promise, where the store is this process's memory; absent for stores that must be
+   * asked (Redis). Hot paths use it to skip a promise per read and fall back to `get` without it.
+   */
+  peek?(key: string): string | undefined
   set(key: string, value: string, ttlMs: number): Promise<void>
   /** Sets only when absent; true when this call set it (single-use markers, lock acquisition). */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
@@ -56,6 +61,8 @@ export interface RateLimitResult {
 /** Sliding-window log: at most `limit` requests in any `windowMs` span, per key. */
 export interface RateLimiter {
   hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitResult>
+  /** The same hit at once, where the windows are this process's memory; absent for a shared limiter (Redis). */
+  hitSync?(key: string, limit: number, windowMs: number, nowMs: number): RateLimitResult
 }
 
 export interface Locks {
