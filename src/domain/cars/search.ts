@@ -21,7 +21,7 @@ import { tokenContext, tokenError } from '../token-diagnosis.ts'
 import { checkRentalPeriod } from './dates.ts'
 import { resolveLocation } from './locations.ts'
 import type { OfferTokens } from './offer-tokens.ts'
-import { presentOffer, providerDisplay } from './present.ts'
+import { offerClaim, presentOffer, providerDisplay } from './present.ts'
 import {
   type AxisRanges,
   axisRanges,
@@ -292,14 +292,21 @@ export function createCarSearch(deps: SearchDeps) {
     }
 
     const byId = new Map(all.map((p) => [p.entry.id, p]))
-    // What every offer of the page shares is made once: its providers' display and the tokens' validity.
+    // What every offer of the page shares is made once: its providers' display and the tokens' validity; the page's
+    // tokens are sealed together.
     const displays = new Map<string, ProviderDisplay>()
     const untilMs = caller.now.getTime() + deps.offerTokenTtlSeconds * 1000
     const usableUntil = { ms: untilMs, iso: new Date(untilMs).toISOString() }
+    const shown = page.filter((item) => byId.has(item.providerId))
+    const tokens = deps.offerTokens.issueMany(
+      'offer',
+      caller.tenant.id,
+      caller.environment,
+      shown.map((item) => offerClaim(item, untilMs, withPrice)),
+    )
     const offers: CarOffer[] = []
-    for (const item of page) {
-      const provider = byId.get(item.providerId)
-      if (!provider) continue
+    shown.forEach((item, i) => {
+      const provider = byId.get(item.providerId)!
       let display = displays.get(item.providerId)
       if (!display) {
         display = providerDisplay(provider)
@@ -311,9 +318,10 @@ export function createCarSearch(deps: SearchDeps) {
           withPrice,
           display,
           usableUntil,
+          offerToken: tokens[i],
         }),
       )
-    }
+    })
     return {
       offers,
       searchedPeriod: s.searchedPeriod,
