@@ -39,22 +39,44 @@ const REASON_ORDER: Recommendation['reasonCode'][] = ['BEST_OVERALL', 'LOWEST_PR
 const AXES: Axis[] = ['cost', 'time', 'co2']
 const AXIS_INDEX: Record<Axis, number> = { cost: 0, time: 1, co2: 2 }
 
-const axisValue = (o: ProviderCarOffer, axis: Axis): number | undefined =>
-  axis === 'cost' ? o.price.totalPrice.amount : axis === 'time' ? o.distanceMeters : o.vehicle.co2Emissions
+/**
+ * The three sort and score keys of each offer, read once per search: every later pass (ranges, scores, order) reads
+ * these arrays instead of each provider's offer objects, whose differing shapes make every property read slow.
+ * A missing or non-finite CO2 value is NaN.
+ */
+export interface OfferKeys {
+  cost: Float64Array
+  time: Float64Array
+  co2: Float64Array
+}
 
-/** The range of each axis over a result set; an axis counts only when every offer has a value for it. */
+export function offerKeys(offers: readonly ProviderCarOffer[]): OfferKeys {
+  const n = offers.length
+  const keys = { cost: new Float64Array(n), time: new Float64Array(n), co2: new Float64Array(n) }
+  for (let i = 0; i < n; i++) {
+    const o = offers[i]
+    keys.cost[i] = o.price.totalPrice.amount
+    keys.time[i] = o.distanceMeters
+    const co2 = o.vehicle.co2Emissions
+    keys.co2[i] = co2 === undefined ? Number.NaN : co2
+  }
+  return keys
+}
+
+/** The range of each axis over a result set; an axis counts only when every offer has a (finite) value for it. */
 export type AxisRanges = Partial<Record<Axis, { min: number; max: number }>>
 
-export function axisRanges(offers: ProviderCarOffer[]): AxisRanges {
+export function axisRanges(offers: readonly ProviderCarOffer[], keys = offerKeys(offers)): AxisRanges {
   const ranges: AxisRanges = {}
   if (offers.length === 0) return ranges
   for (const axis of AXES) {
+    const values = keys[axis]
     let min = Number.POSITIVE_INFINITY
     let max = Number.NEGATIVE_INFINITY
     let complete = true
-    for (const offer of offers) {
-      const value = axisValue(offer, axis)
-      if (value === undefined || !Number.isFinite(value)) {
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]
+      if (!Number.isFinite(value)) {
         complete = false
         break
       }
@@ -152,9 +174,10 @@ export function unpackPool(pool: PackedPool, from = 0, to = pool.offers.length, 
  * `bestTaken`; the others are named after their best axis. One packed recommendation per offer, no objects.
  */
 export function scoreOffers(
-  offers: ProviderCarOffer[],
+  offers: readonly ProviderCarOffer[],
   ranges: AxisRanges,
   bestTaken: boolean,
+  keys = offerKeys(offers),
 ): { recommendations: number[]; bestTaken: boolean } {
   const recommendations = new Array<number>(offers.length).fill(-1)
   const axes = AXES.filter((a) => ranges[a])
@@ -162,7 +185,7 @@ export function scoreOffers(
   const weight = axes.reduce((sum, a) => sum + WEIGHTS[a], 0)
   // Per axis, once: where its factor goes, its share of the score, its range and its reason.
   const slots = axes.map((axis) => ({
-    axis,
+    values: keys[axis],
     index: AXIS_INDEX[axis],
     share: WEIGHTS[axis] / weight,
     min: ranges[axis]!.min,
@@ -176,8 +199,9 @@ export function scoreOffers(
     let score = 0
     let reason = -1
     let bestFactor = -1
-    for (const { axis, index, share, min, max, reason: axisReason } of slots) {
-      const value = axisValue(offers[i], axis) ?? max
+    for (const { values, index, share, min, max, reason: axisReason } of slots) {
+      // An offer without a value for an axis the ranges have (one that came late) counts as the worst.
+      const value = Number.isNaN(values[i]) ? max : values[i]
       const factor = max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
       const rounded = Math.round(factor * 1000)
       thousandths[index] = rounded
@@ -233,16 +257,19 @@ function byRank(rank: Float64Array, tie: (a: number, b: number) => number, limit
  * The pool in `sortBy` order (stable), its first `limit` entries. RECOMMENDED puts the BEST_OVERALL offer first, then
  * higher scores; ties go to the nearer, then the cheaper offer. The keys are computed once, not per comparison.
  */
-export function orderPool(pool: PackedPool, sortBy: SortBy, limit: number): PackedPool {
+export function orderPool(
+  pool: PackedPool,
+  sortBy: SortBy,
+  limit: number,
+  keys: Pick<OfferKeys, 'cost' | 'time'> = offerKeys(pool.offers),
+): PackedPool {
   const n = pool.offers.length
-  const price = new Float64Array(n)
-  const distance = new Float64Array(n)
+  const price = keys.cost
+  const distance = keys.time
   // RECOMMENDED: 0 for BEST_OVERALL, then 101 - score (the lower, the better; no recommendation counts as 0).
   const rank = new Float64Array(n)
   const recs = pool.recommendations
   for (let i = 0; i < n; i++) {
-    price[i] = pool.offers[i].price.totalPrice.amount
-    distance[i] = pool.offers[i].distanceMeters
     const r = recs[i]
     rank[i] = r < 0 ? 101 : Math.floor(r / 101) % 4 === 0 ? 0 : 101 - (r % 101)
   }

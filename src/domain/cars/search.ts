@@ -26,6 +26,7 @@ import {
   type AxisRanges,
   axisRanges,
   matchesFilters,
+  offerKeys,
   orderPool,
   type PackedPool,
   scoreOffers,
@@ -208,13 +209,14 @@ export function createCarSearch(deps: SearchDeps) {
         answers.map((a) => a.result),
         outcomes,
       )
-      const ranges = axisRanges(freshOffers)
-      const scored = scoreOffers(freshOffers, ranges, false)
+      const keys = offerKeys(freshOffers)
+      const ranges = axisRanges(freshOffers, keys)
+      const scored = scoreOffers(freshOffers, ranges, false, keys)
       const pool = { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations }
       session = {
         h,
         query: { ...query, start: start.toISOString(), end: end.toISOString() },
-        pool: orderPool(pool, sortBy, MAX_SESSION_OFFERS),
+        pool: orderPool(pool, sortBy, MAX_SESSION_OFFERS, keys),
         more: freshOffers.length > MAX_SESSION_OFFERS,
         pending,
         retries: {},
@@ -230,12 +232,14 @@ export function createCarSearch(deps: SearchDeps) {
       // The whole ordered result again (the providers answer the same search the same way), and the window from
       // this page on. The top offer is BEST_OVERALL again, so every offer keeps its place in the order.
       const s = session!
-      s.ranges = widenRanges(s.ranges, axisRanges(freshOffers))
-      const scored = scoreOffers(freshOffers, s.ranges, false)
+      const keys = offerKeys(freshOffers)
+      s.ranges = widenRanges(s.ranges, axisRanges(freshOffers, keys))
+      const scored = scoreOffers(freshOffers, s.ranges, false, keys)
       const ordered = orderPool(
         { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations },
         sortBy,
         offset + MAX_SESSION_OFFERS,
+        keys,
       )
       s.pool = {
         offers: ordered.offers.slice(offset),
@@ -250,8 +254,9 @@ export function createCarSearch(deps: SearchDeps) {
       const s = session!
       const at = offset - (s.base ?? 0)
       if (freshOffers.length > 0) {
-        s.ranges = widenRanges(s.ranges, axisRanges(freshOffers))
-        const late = scoreOffers(freshOffers, s.ranges, true).recommendations
+        const keys = offerKeys(freshOffers)
+        s.ranges = widenRanges(s.ranges, axisRanges(freshOffers, keys))
+        const late = scoreOffers(freshOffers, s.ranges, true, keys).recommendations
         // Offers that arrive late join the part not served yet, in order; served pages stay as they were.
         const p = s.pool
         const candidates = p.offers.length - at + freshOffers.length
