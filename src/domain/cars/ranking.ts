@@ -37,7 +37,6 @@ const REASONS: Record<Axis, Recommendation['reasonCode']> = {
 
 const REASON_ORDER: Recommendation['reasonCode'][] = ['BEST_OVERALL', 'LOWEST_PRICE', 'SHORTEST_DISTANCE', 'LOWEST_CO2']
 const AXES: Axis[] = ['cost', 'time', 'co2']
-const AXIS_INDEX: Record<Axis, number> = { cost: 0, time: 1, co2: 2 }
 
 /**
  * The three sort and score keys of each offer, read once per search: every later pass (ranges, scores, order) reads
@@ -179,40 +178,54 @@ export function scoreOffers(
   bestTaken: boolean,
   keys = offerKeys(offers),
 ): { recommendations: number[]; bestTaken: boolean } {
-  const recommendations = new Array<number>(offers.length).fill(-1)
+  const n = offers.length
+  const recommendations = new Array<number>(n).fill(-1)
   const axes = AXES.filter((a) => ranges[a])
   if (axes.length === 0) return { recommendations, bestTaken }
   const weight = axes.reduce((sum, a) => sum + WEIGHTS[a], 0)
-  // Per axis, once: where its factor goes, its share of the score, its range and its reason.
-  const slots = axes.map((axis) => ({
-    values: keys[axis],
-    index: AXIS_INDEX[axis],
-    share: WEIGHTS[axis] / weight,
-    min: ranges[axis]!.min,
-    max: ranges[axis]!.max,
-    reason: REASON_ORDER.indexOf(REASONS[axis]),
-  }))
-  const thousandths = [ABSENT, ABSENT, ABSENT]
+  // Per axis, once: its values, its share of the score and its range (an absent axis has no share). The loop below
+  // is written out per axis, on plain numbers: with the axes as objects in a list, every offer allocated numbers.
+  const cost = axisOf(keys, ranges, 'cost', weight)
+  const time = axisOf(keys, ranges, 'time', weight)
+  const co2 = axisOf(keys, ranges, 'co2', weight)
+  const costReason = REASON_ORDER.indexOf(REASONS.cost)
+  const timeReason = REASON_ORDER.indexOf(REASONS.time)
+  const co2Reason = REASON_ORDER.indexOf(REASONS.co2)
   let top = -1
   let topScore = -1
-  for (let i = 0; i < offers.length; i++) {
+  for (let i = 0; i < n; i++) {
     let score = 0
     let reason = -1
     let bestFactor = -1
-    for (const { values, index, share, min, max, reason: axisReason } of slots) {
-      // An offer without a value for an axis the ranges have (one that came late) counts as the worst.
-      const value = Number.isNaN(values[i]) ? max : values[i]
-      const factor = max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
-      const rounded = Math.round(factor * 1000)
-      thousandths[index] = rounded
-      score += share * factor
-      if (rounded > bestFactor) {
-        bestFactor = rounded
-        reason = axisReason
+    let costFactor = ABSENT
+    let timeFactor = ABSENT
+    let co2Factor = ABSENT
+    if (cost.share > 0) {
+      const factor = factorOf(cost.values[i], cost.min, cost.max)
+      costFactor = Math.round(factor * 1000)
+      score += cost.share * factor
+      bestFactor = costFactor
+      reason = costReason
+    }
+    if (time.share > 0) {
+      const factor = factorOf(time.values[i], time.min, time.max)
+      timeFactor = Math.round(factor * 1000)
+      score += time.share * factor
+      if (timeFactor > bestFactor) {
+        bestFactor = timeFactor
+        reason = timeReason
       }
     }
+    if (co2.share > 0) {
+      const factor = factorOf(co2.values[i], co2.min, co2.max)
+      co2Factor = Math.round(factor * 1000)
+      score += co2.share * factor
+      if (co2Factor > bestFactor) reason = co2Reason
+    }
     const rounded = Math.round(score * 100)
-    recommendations[i] = packParts(rounded, reason, thousandths)
+    // As packParts: the factors in AXES order (cost first), least significant first.
+    recommendations[i] =
+      rounded + 101 * (reason + 4 * ((co2Factor * FACTOR_STATES + timeFactor) * FACTOR_STATES + costFactor))
     if (rounded > topScore) {
       top = i
       topScore = rounded
@@ -221,6 +234,23 @@ export function scoreOffers(
   if (bestTaken || top < 0) return { recommendations, bestTaken }
   recommendations[top] = withReason(recommendations[top], 0)
   return { recommendations, bestTaken: true }
+}
+
+/** One axis of a scoring: its values, share of the score (0 when the result set lacks it) and range. */
+function axisOf(keys: OfferKeys, ranges: AxisRanges, axis: Axis, weight: number) {
+  const range = ranges[axis]
+  return range
+    ? { values: keys[axis], share: WEIGHTS[axis] / weight, min: range.min, max: range.max }
+    : { values: keys[axis], share: 0, min: 0, max: 0 }
+}
+
+/**
+ * 0..1, min–max normalized, lower values better. An offer without a value for an axis the ranges have (one that came
+ * late) counts as the worst.
+ */
+function factorOf(raw: number, min: number, max: number): number {
+  const value = Number.isNaN(raw) ? max : raw
+  return max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
 }
 
 const indices = (n: number) => {
@@ -234,7 +264,7 @@ const indices = (n: number) => {
  * bucket per rank, each bucket sorted on its own (stable), and only as many buckets as the limit needs. The same
  * order as one comparison sort over every offer, with a fraction of the comparisons.
  */
-function byRank(rank: Float64Array, tie: (a: number, b: number) => number, limit: number): number[] {
+function byRank(rank: Uint8Array, tie: (a: number, b: number) => number, limit: number): number[] {
   const buckets: number[][] = []
   for (let i = 0; i < rank.length; i++) {
     const bucket = buckets[rank[i]]
@@ -266,21 +296,27 @@ export function orderPool(
   const n = pool.offers.length
   const price = keys.cost
   const distance = keys.time
-  // RECOMMENDED: 0 for BEST_OVERALL, then 101 - score (the lower, the better; no recommendation counts as 0).
-  const rank = new Float64Array(n)
   const recs = pool.recommendations
-  for (let i = 0; i < n; i++) {
-    const r = recs[i]
-    rank[i] = r < 0 ? 101 : Math.floor(r / 101) % 4 === 0 ? 0 : 101 - (r % 101)
-  }
   const tie = (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
-  const compare: Record<SortBy, (a: number, b: number) => number> = {
-    PRICE_LOW_TO_HIGH: (a, b) => price[a] - price[b] || tie(a, b),
-    PRICE_HIGH_TO_LOW: (a, b) => price[b] - price[a] || tie(a, b),
-    DISTANCE: (a, b) => distance[a] - distance[b] || price[a] - price[b],
-    RECOMMENDED: (a, b) => rank[a] - rank[b] || tie(a, b),
+  let order: number[]
+  if (sortBy === 'RECOMMENDED') {
+    // 0 for BEST_OVERALL, then 101 - score (the lower, the better; no recommendation counts as 0).
+    const rank = new Uint8Array(n)
+    for (let i = 0; i < n; i++) {
+      const r = recs[i]
+      rank[i] = r < 0 ? 101 : Math.floor(r / 101) % 4 === 0 ? 0 : 101 - (r % 101)
+    }
+    order = byRank(rank, tie, limit)
+  } else {
+    // Only the comparator asked for is made.
+    const compare =
+      sortBy === 'PRICE_LOW_TO_HIGH'
+        ? (a: number, b: number) => price[a] - price[b] || tie(a, b)
+        : sortBy === 'PRICE_HIGH_TO_LOW'
+          ? (a: number, b: number) => price[b] - price[a] || tie(a, b)
+          : (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
+    order = indices(n).sort(compare).slice(0, limit)
   }
-  const order = sortBy === 'RECOMMENDED' ? byRank(rank, tie, limit) : indices(n).sort(compare[sortBy]).slice(0, limit)
   return {
     offers: order.map((i) => pool.offers[i]),
     providerIds: order.map((i) => pool.providerIds[i]),
