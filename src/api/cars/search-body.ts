@@ -41,21 +41,35 @@ function fixedPart(offer: PresentedOffer): Buffer {
   return bytes
 }
 
-const HEAD = Buffer.from('{"success":true,"data":{"offers":[')
-const CLOSE = Buffer.from('}')
+const HEAD = '{"success":true,"data":{"offers":['
 
 export function carSearchBody(
   data: { offers: PresentedOffer[] } & Record<string, unknown>,
   envelope: { requestId: string; timestamp: string },
 ): Buffer {
-  const parts: Buffer[] = [HEAD]
-  data.offers.forEach((offer, i) => {
-    const fixed = fixedPart(offer)
-    const own = requestFields(offer)
-    // `{` + request fields + `,` + fixed fields + `}`; an offer always has fixed fields (vehicle, stations, ...).
-    parts.push(Buffer.from(`${i > 0 ? ',' : ''}${own.slice(0, -1)}${own.length > 2 ? ',' : ''}`), fixed, CLOSE)
-  })
+  // Per offer: `{` + request fields + `,` + fixed fields + `}`; an offer always has fixed fields (vehicle, stations,
+  // ...). The texts are measured first and everything is written into one buffer of that size: no Buffer per part.
+  const n = data.offers.length
+  const own = new Array<string>(n)
+  const fixed = new Array<Buffer>(n)
+  let size = HEAD.length
+  for (let i = 0; i < n; i++) {
+    const offer = data.offers[i]
+    fixed[i] = fixedPart(offer)
+    const fields = requestFields(offer)
+    own[i] = `${i > 0 ? ',' : ''}${fields.slice(0, -1)}${fields.length > 2 ? ',' : ''}`
+    size += Buffer.byteLength(own[i]) + fixed[i].length + 1
+  }
   const { offers: _, ...others } = data
-  parts.push(Buffer.from(`],${members(rest(others))}},"meta":${meta(envelope)}}`))
-  return Buffer.concat(parts)
+  const tail = `],${members(rest(others))}},"meta":${meta(envelope)}}`
+  size += Buffer.byteLength(tail)
+  const out = Buffer.allocUnsafe(size)
+  let at = out.write(HEAD, 0, 'latin1')
+  for (let i = 0; i < n; i++) {
+    at += out.write(own[i], at)
+    at += fixed[i].copy(out, at)
+    out[at++] = 0x7d // }
+  }
+  at += out.write(tail, at)
+  return at === size ? out : out.subarray(0, at)
 }

@@ -175,8 +175,12 @@ export function createCarSearch(deps: SearchDeps) {
       (offset < (session.base ?? 0) || offset + limit > (session.base ?? 0) + session.pool.offers.length)
     const asked = firstPage || refill ? all : all.filter((p) => session!.pending.includes(p.entry.id))
     const answers = await ask(caller, asked, query)
-    const freshOffers: ProviderCarOffer[] = []
-    const freshProviders: string[] = []
+    // Sized once for every offer the answers hold (arrays grown by push copied ~4 times as much as they kept).
+    let answered = 0
+    for (const { result } of answers) if (result.status === 'fulfilled') answered += result.value.offers.length
+    const freshOffers = new Array<ProviderCarOffer>(answered)
+    const freshProviders = new Array<string>(answered)
+    let merged = 0
     const pending: string[] = []
     let searchedPeriod: Session['searchedPeriod'] | undefined
     const warnings = new Map<string, Warning>()
@@ -195,14 +199,17 @@ export function createCarSearch(deps: SearchDeps) {
       let count = 0
       for (const offer of result.value.offers) {
         if (!matchesFilters(offer, request.filters)) continue
-        freshOffers.push(offer)
-        freshProviders.push(provider.entry.id)
+        freshOffers[merged] = offer
+        freshProviders[merged++] = provider.entry.id
         count++
       }
       searchedPeriod ??= result.value.searchedPeriod
       for (const w of result.value.warnings) warnings.set(`${w.code}|${w.field ?? ''}`, w)
       outcomes.push({ ...base, status: 'OK', offers: count })
     }
+
+    freshOffers.length = merged
+    freshProviders.length = merged
 
     if (firstPage) {
       failIfNoProviderAnswered(
