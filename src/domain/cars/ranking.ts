@@ -50,17 +50,51 @@ export interface OfferKeys {
 }
 
 export function offerKeys(offers: readonly ProviderCarOffer[]): OfferKeys {
+  return readKeys(offers).keys
+}
+
+function readKeys(offers: readonly ProviderCarOffer[]): { keys: OfferKeys; frozen: boolean } {
   const n = offers.length
   const keys = { cost: new Float64Array(n), time: new Float64Array(n), co2: new Float64Array(n) }
+  let frozen = Object.isFrozen(offers)
   for (let i = 0; i < n; i++) {
     const o = offers[i]
     keys.cost[i] = o.price.totalPrice.amount
     keys.time[i] = o.distanceMeters
     const co2 = o.vehicle.co2Emissions
     keys.co2[i] = co2 === undefined ? Number.NaN : co2
+    frozen &&= Object.isFrozen(o) && Object.isFrozen(o.price.totalPrice) && Object.isFrozen(o.vehicle)
+  }
+  return { keys, frozen }
+}
+
+/** Keys of immutable answers (every object read frozen, as the sandbox's repeated answers are), while they live. */
+const answerKeyCache = new WeakMap<readonly ProviderCarOffer[], OfferKeys>()
+
+/** offerKeys of one provider's answer: kept beside it when nothing in it can change. */
+export function answerKeys(offers: readonly ProviderCarOffer[]): OfferKeys {
+  let keys = answerKeyCache.get(offers)
+  if (!keys) {
+    const read = readKeys(offers)
+    keys = read.keys
+    if (read.frozen) answerKeyCache.set(offers, keys)
   }
   return keys
 }
+
+/** Room for the keys of `n` offers (filled by the caller, see search's merge). */
+export const emptyKeys = (n: number): OfferKeys => ({
+  cost: new Float64Array(n),
+  time: new Float64Array(n),
+  co2: new Float64Array(n),
+})
+
+/** The first `n` offers' keys. */
+export const keysUpTo = (keys: OfferKeys, n: number): OfferKeys => ({
+  cost: keys.cost.subarray(0, n),
+  time: keys.time.subarray(0, n),
+  co2: keys.co2.subarray(0, n),
+})
 
 /** The range of each axis over a result set; an axis counts only when every offer has a (finite) value for it. */
 export type AxisRanges = Partial<Record<Axis, { min: number; max: number }>>
@@ -304,7 +338,9 @@ export function orderPool(
     const rank = new Uint8Array(n)
     for (let i = 0; i < n; i++) {
       const r = recs[i]
-      rank[i] = r < 0 ? 101 : Math.floor(r / 101) % 4 === 0 ? 0 : 101 - (r % 101)
+      // Score and reason of the packed number, by division (the % of numbers this large is a slow floating modulo).
+      const q = Math.floor(r / 101)
+      rank[i] = r < 0 ? 101 : q - 4 * Math.floor(q / 4) === 0 ? 0 : 101 - (r - 101 * q)
     }
     order = byRank(rank, tie, limit)
   } else {

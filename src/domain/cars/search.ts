@@ -24,9 +24,11 @@ import type { OfferTokens } from './offer-tokens.ts'
 import { offerClaim, presentOffer, providerDisplay } from './present.ts'
 import {
   type AxisRanges,
+  answerKeys,
   axisRanges,
+  emptyKeys,
+  keysUpTo,
   matchesFilters,
-  offerKeys,
   orderPool,
   type PackedPool,
   scoreOffers,
@@ -180,6 +182,8 @@ export function createCarSearch(deps: SearchDeps) {
     for (const { result } of answers) if (result.status === 'fulfilled') answered += result.value.offers.length
     const freshOffers = new Array<ProviderCarOffer>(answered)
     const freshProviders = new Array<string>(answered)
+    // The offers' sort and score keys, copied from each answer's (read once per immutable answer, see answerKeys).
+    const allKeys = emptyKeys(answered)
     let merged = 0
     const pending: string[] = []
     let searchedPeriod: Session['searchedPeriod'] | undefined
@@ -197,10 +201,16 @@ export function createCarSearch(deps: SearchDeps) {
         continue
       }
       let count = 0
-      for (const offer of result.value.offers) {
-        if (!matchesFilters(offer, request.filters)) continue
-        freshOffers[merged] = offer
-        freshProviders[merged++] = provider.entry.id
+      const offers = result.value.offers
+      const own = answerKeys(offers)
+      for (let j = 0; j < offers.length; j++) {
+        if (!matchesFilters(offers[j], request.filters)) continue
+        freshOffers[merged] = offers[j]
+        freshProviders[merged] = provider.entry.id
+        allKeys.cost[merged] = own.cost[j]
+        allKeys.time[merged] = own.time[j]
+        allKeys.co2[merged] = own.co2[j]
+        merged++
         count++
       }
       searchedPeriod ??= result.value.searchedPeriod
@@ -210,13 +220,13 @@ export function createCarSearch(deps: SearchDeps) {
 
     freshOffers.length = merged
     freshProviders.length = merged
+    const keys = keysUpTo(allKeys, merged)
 
     if (firstPage) {
       failIfNoProviderAnswered(
         answers.map((a) => a.result),
         outcomes,
       )
-      const keys = offerKeys(freshOffers)
       const ranges = axisRanges(freshOffers, keys)
       const scored = scoreOffers(freshOffers, ranges, false, keys)
       const pool = { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations }
@@ -239,7 +249,6 @@ export function createCarSearch(deps: SearchDeps) {
       // The whole ordered result again (the providers answer the same search the same way), and the window from
       // this page on. The top offer is BEST_OVERALL again, so every offer keeps its place in the order.
       const s = session!
-      const keys = offerKeys(freshOffers)
       s.ranges = widenRanges(s.ranges, axisRanges(freshOffers, keys))
       const scored = scoreOffers(freshOffers, s.ranges, false, keys)
       const ordered = orderPool(
@@ -261,7 +270,6 @@ export function createCarSearch(deps: SearchDeps) {
       const s = session!
       const at = offset - (s.base ?? 0)
       if (freshOffers.length > 0) {
-        const keys = offerKeys(freshOffers)
         s.ranges = widenRanges(s.ranges, axisRanges(freshOffers, keys))
         const late = scoreOffers(freshOffers, s.ranges, true, keys).recommendations
         // Offers that arrive late join the part not served yet, in order; served pages stay as they were.
