@@ -1,7 +1,8 @@
 import fastJson from 'fast-json-stringify'
 import { Type } from 'typebox'
 import type { ProviderCarOffer } from '../../connectors/types/cars.ts'
-import { CarOffer, CarSearchResult } from '../../contract/cars.ts'
+import { CarOffer, CarSearchResult, Recommendation } from '../../contract/cars.ts'
+import { ProviderDisplay } from '../../contract/shared.ts'
 import { OFFER_SOURCE, type PresentedOffer } from '../../domain/cars/present.ts'
 
 /**
@@ -13,11 +14,33 @@ import { OFFER_SOURCE, type PresentedOffer } from '../../domain/cars/present.ts'
  */
 const DYNAMIC = ['offerToken', 'usableUntil', 'provider', 'recommendation'] as const
 const fixedFields = fastJson(Type.Omit(CarOffer, [...DYNAMIC]) as object)
-const requestFields = fastJson(Type.Pick(CarOffer, [...DYNAMIC]) as object)
 const rest = fastJson(Type.Omit(CarSearchResult, ['offers']) as object)
 const meta = fastJson(
   Type.Object({ requestId: Type.String(), timestamp: Type.String({ format: 'date-time' }) }) as object,
 )
+
+const providerFields = fastJson(ProviderDisplay as object)
+const recommendationFields = fastJson(Recommendation as object)
+/** Serialized provider displays, kept beside frozen ones (one per provider, shared by every search: see present.ts). */
+const providerCache = new WeakMap<object, string>()
+
+function providerPart(provider: ProviderDisplay): string {
+  const cached = providerCache.get(provider)
+  if (cached !== undefined) return cached
+  const json = providerFields(provider)
+  if (Object.isFrozen(provider)) providerCache.set(provider, json)
+  return json
+}
+
+/**
+ * The request's own fields of an offer, in the schema's order, as requestFields writes them: the token (base64url)
+ * and its validity (an ISO date) are this service's own texts with nothing to escape, the provider's JSON is kept
+ * per provider, and the recommendation goes through its own compiled serializer.
+ */
+function requestPart(offer: PresentedOffer): string {
+  const recommendation = offer.recommendation ? `,"recommendation":${recommendationFields(offer.recommendation)}` : ''
+  return `"offerToken":"${offer.offerToken}","usableUntil":"${offer.usableUntil}","provider":${providerPart(offer.provider)}${recommendation}`
+}
 
 /** Serialized fixed fields of frozen provider offers: [without price, with price]. */
 const fixedCache = new WeakMap<ProviderCarOffer, [Buffer | undefined, Buffer | undefined]>()
@@ -56,8 +79,7 @@ export function carSearchBody(
   for (let i = 0; i < n; i++) {
     const offer = data.offers[i]
     fixed[i] = fixedPart(offer)
-    const fields = requestFields(offer)
-    own[i] = `${i > 0 ? ',' : ''}${fields.slice(0, -1)}${fields.length > 2 ? ',' : ''}`
+    own[i] = `${i > 0 ? ',{' : '{'}${requestPart(offer)},`
     size += Buffer.byteLength(own[i]) + fixed[i].length + 1
   }
   const { offers: _, ...others } = data

@@ -6,12 +6,23 @@ import type { Caller } from '../providers/calls.ts'
 import type { OfferClaim, OfferTokens } from './offer-tokens.ts'
 import type { PooledOffer } from './ranking.ts'
 
-export const providerDisplay = (provider: Provider): ProviderDisplay => ({
-  id: provider.entry.id,
-  name: provider.entry.name,
-  ...(provider.entry.branding?.logoUrl ? { logoUrl: provider.entry.branding.logoUrl } : {}),
-  ...(provider.entry.websiteUrl ? { websiteUrl: provider.entry.websiteUrl } : {}),
-})
+/** Displays by provider entry (an entry is replaced, not changed, when the providers are loaded again). */
+const displays = new WeakMap<object, ProviderDisplay>()
+
+/** How a provider is shown: one frozen object per provider entry, which the answer's writer keeps the JSON of. */
+export function providerDisplay(provider: Provider): ProviderDisplay {
+  let display = displays.get(provider.entry)
+  if (!display) {
+    display = Object.freeze({
+      id: provider.entry.id,
+      name: provider.entry.name,
+      ...(provider.entry.branding?.logoUrl ? { logoUrl: provider.entry.branding.logoUrl } : {}),
+      ...(provider.entry.websiteUrl ? { websiteUrl: provider.entry.websiteUrl } : {}),
+    })
+    displays.set(provider.entry, display)
+  }
+  return display
+}
 
 /**
  * The provider offer an API offer was made from (a symbol key: no serializer writes it), so the search answer can
