@@ -33,7 +33,7 @@ const expired = (field: string, until: number) =>
     usableUntil: new Date(until).toISOString(),
   })
 
-/** Offer and prebooked tokens: AES-256-GCM, bound to tenant, environment and kind; expiry inside. */
+/** Offer and prebooked tokens: sealed by TokenCipher, bound to tenant, environment and kind; expiry inside. */
 export function createOfferTokens(tokens: TokenCipher) {
   const decode = (kind: Kind, tenantId: string, environment: string, token: string, field: string): OfferClaim => {
     const claim = tokens.open<OfferClaim>(context(kind, tenantId, environment), token)
