@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Registry } from '../../connectors/registry.ts'
 import {
   type CarConnector,
@@ -129,20 +129,21 @@ export function createCarSearch(deps: SearchDeps) {
     }
     const sortBy = request.sortBy ?? 'RECOMMENDED'
     const withPrice = request.estimatedKilometers !== undefined
-    const h = createHash('sha256')
-      .update(
-        JSON.stringify([
-          request.pickup,
-          request.dropoff,
-          start,
-          end,
-          request.driverAge,
-          request.estimatedKilometers,
-          request.filters,
-          sortBy,
-        ]),
-      )
-      .digest('base64url')
+    // One-shot: a Hash object per search cost more than the digest.
+    const h = hash(
+      'sha256',
+      JSON.stringify([
+        request.pickup,
+        request.dropoff,
+        start,
+        end,
+        request.driverAge,
+        request.estimatedKilometers,
+        request.filters,
+        sortBy,
+      ]),
+      'base64url',
+    )
 
     let session: Session | undefined
     let sessionId: string | undefined
