@@ -320,10 +320,17 @@ class Bulkhead {
   execute<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active < this.capacity) {
       this.active++
-      return settle(fn).finally(() => {
-        this.active--
-        this.dequeue()
-      })
+      // Not `finally`: it makes two more promises per call.
+      return settle(fn).then(
+        (value) => {
+          this.release()
+          return value
+        },
+        (error: unknown) => {
+          this.release()
+          throw error
+        },
+      )
     }
     if (this.queue.length < this.queueCapacity) {
       return new Promise<T>((resolve, reject) => {
@@ -331,6 +338,11 @@ class Bulkhead {
       })
     }
     return Promise.reject(new BulkheadRejectedError(this.capacity, this.queueCapacity))
+  }
+
+  private release() {
+    this.active--
+    this.dequeue()
   }
 
   private dequeue() {
