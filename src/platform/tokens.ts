@@ -1,4 +1,13 @@
-import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  hash,
+  hkdfSync,
+  type KeyObject,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomChunk } from './random.ts'
@@ -11,6 +20,12 @@ import { randomChunk } from './random.ts'
  */
 export interface TokenCipher {
   seal(context: string, payload: unknown): string
+  /**
+   * One token per payload, as `seal` makes them for the same context (each opens on its own, and any change to one
+   * makes it fail), made together: one cipher for all of them and one MAC each, instead of one AES-GCM cipher each
+   * (a search page of offers).
+   */
+  sealMany(context: string, payloads: readonly unknown[]): string[]
   /** The payload, or undefined when the token is malformed, tampered with, or sealed for another context. */
   open<T = unknown>(context: string, token: string): T | undefined
   /**
@@ -26,7 +41,17 @@ export interface TokenKey {
   key: Buffer
 }
 
+/** Version 1: AES-256-GCM, one cipher per token (`seal`). */
 const VERSION = 1
+/**
+ * Version 2, tokens sealed together (`sealMany`): AES-256-CTR over all of them at once, each token its own stretch of
+ * the key stream (starting at a block of its own), then encrypt-then-MAC with HMAC-SHA256 (first 16 bytes) over the
+ * context (with its length) and everything before the tag. Both keys are derived from the token key (HKDF-SHA256).
+ * version | kid length | kid | iv (12) | first block (2) | ciphertext | tag (16)
+ */
+const VERSION_PAGE = 2
+/** Blocks of key stream one page of tokens may use (the first block of each token is written in 2 bytes). */
+const PAGE_BLOCKS = 0xffff
 const MAX_CACHED_CONTEXTS = 1024
 const KID = /^[A-Za-z0-9_-]{1,16}$/
 
@@ -55,13 +80,49 @@ export function loadOrCreateTokenKeys(configured: string | undefined, dataDir: s
   return parseTokenKeys(readFileSync(file, 'utf8').trim())
 }
 
+/** A key for one use of version 2 tokens, derived from a token key (HKDF-SHA256). */
+const subKey = (key: Buffer, use: 'enc' | 'mac') =>
+  Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `mas-token-v2|${use}`, 32))
+
+/** An HMAC-SHA256 key as its inner and outer pads (RFC 2104; the key is shorter than SHA-256's 64-byte block). */
+function macKey(key: Buffer): { inner: Buffer; outer: Buffer } {
+  const inner = Buffer.alloc(64, 0x36)
+  const outer = Buffer.alloc(64 + 32, 0x5c)
+  for (let i = 0; i < key.length; i++) {
+    inner[i] ^= key[i]
+    outer[i] ^= key[i]
+  }
+  return { inner, outer }
+}
+
+/**
+ * HMAC-SHA256 of `scratch[64, end)` (`scratch[0, 64)` holds the key's inner pad, `outer[0, 64)` its outer pad), its
+ * first 16 bytes written to `into` at `at`. Two one-shot hashes with text output: a Hmac object per token, or digests
+ * as new Buffers, cost twice as much.
+ */
+function tagInto(scratch: Buffer, end: number, outer: Buffer, into: Buffer, at: number): void {
+  outer.write(hash('sha256', scratch.subarray(0, end), 'base64'), 64, 32, 'base64')
+  into.write(hash('sha256', outer, 'base64'), at, 16, 'base64')
+}
+
+const counterBlock = (iv: Buffer, block: number) => {
+  const counter = Buffer.alloc(16)
+  iv.copy(counter, 0, 0, 12)
+  counter.writeUInt32BE(block, 12)
+  return counter
+}
+
 export function createTokenCipher(keys: TokenKey[]): TokenCipher {
   if (keys.length === 0) throw new Error('at least one token key is needed')
   // Key objects are made once: building one per call showed in the car-search profile.
   const byId = new Map<string, KeyObject>(keys.map((k) => [k.id, createSecretKey(k.key)]))
-  const active = { id: keys[0].id, key: byId.get(keys[0].id)! }
+  const pageKeys = new Map<string, { enc: KeyObject; mac: { inner: Buffer; outer: Buffer } }>(
+    keys.map((k) => [k.id, { enc: createSecretKey(subKey(k.key, 'enc')), mac: macKey(subKey(k.key, 'mac')) }]),
+  )
+  const active = { id: keys[0].id, key: byId.get(keys[0].id)!, page: pageKeys.get(keys[0].id)! }
   const activeId = Buffer.from(active.id, 'utf8')
   const header = Buffer.concat([Buffer.from([VERSION, activeId.length]), activeId])
+  const pageHeader = Buffer.concat([Buffer.from([VERSION_PAGE, activeId.length]), activeId])
   // The associated data of the few contexts in use (purpose, tenant, environment), made once each.
   const aads = new Map<string, Buffer>()
   const aadFor = (context: string) => {
@@ -73,6 +134,68 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
     }
     return aad
   }
+  // What a page token's MAC covers before the token's own bytes: the context with its length (so no byte of it can
+  // move into the token), made once per context.
+  const macPrefixes = new Map<string, Buffer>()
+  const macPrefixFor = (context: string) => {
+    let prefix = macPrefixes.get(context)
+    if (!prefix) {
+      if (macPrefixes.size >= MAX_CACHED_CONTEXTS) macPrefixes.clear()
+      const bytes = Buffer.from(context, 'utf8')
+      prefix = Buffer.concat([Buffer.from([bytes.length >> 8, bytes.length & 0xff]), bytes])
+      macPrefixes.set(context, prefix)
+    }
+    return prefix
+  }
+
+  /** One page: every body gets its own blocks of one AES-CTR key stream and its own MAC. */
+  function sealPage(context: string, bodies: string[], lengths: number[], blocks: number): string[] {
+    const plain = Buffer.alloc(blocks * 16)
+    let longest = 0
+    for (let i = 0, at = 0; i < bodies.length; i++) {
+      plain.write(bodies[i], at, 'utf8')
+      at += Math.ceil(lengths[i] / 16) * 16
+      longest = Math.max(longest, lengths[i])
+    }
+    const iv = randomChunk(12)
+    const cipher = createCipheriv('aes-256-ctr', active.page.enc, counterBlock(iv, 0))
+    const sealed = cipher.update(plain)
+    cipher.final()
+    // Each token is assembled right after the MAC key's inner pad and the context, where its MAC is taken from.
+    const prefix = macPrefixFor(context)
+    const h = pageHeader.length
+    const start = 64 + prefix.length
+    const scratch = Buffer.allocUnsafe(start + h + 14 + longest + 16)
+    active.page.mac.inner.copy(scratch, 0)
+    prefix.copy(scratch, 64)
+    pageHeader.copy(scratch, start)
+    iv.copy(scratch, start + h)
+    const outer = Buffer.from(active.page.mac.outer)
+    const out: string[] = []
+    for (let i = 0, block = 0; i < bodies.length; i++) {
+      scratch.writeUInt16BE(block, start + h + 12)
+      const end = start + h + 14 + lengths[i]
+      sealed.copy(scratch, start + h + 14, block * 16, block * 16 + lengths[i])
+      tagInto(scratch, end, outer, scratch, end)
+      out.push(scratch.toString('base64url', start, end + 16))
+      block += Math.ceil(lengths[i] / 16)
+    }
+    return out
+  }
+
+  function openPage(context: string, raw: Buffer, headerLength: number, kid: string): Buffer | undefined {
+    const keys = pageKeys.get(kid)
+    if (!keys || raw.length < headerLength + 14 + 1 + 16) return undefined
+    const signed = raw.length - 16
+    const scratch = Buffer.concat([keys.mac.inner, macPrefixFor(context), raw.subarray(0, signed)])
+    const tag = Buffer.alloc(16)
+    tagInto(scratch, scratch.length, Buffer.from(keys.mac.outer), tag, 0)
+    if (!timingSafeEqual(tag, raw.subarray(signed))) return undefined
+    const iv = raw.subarray(headerLength, headerLength + 12)
+    const decipher = createDecipheriv('aes-256-ctr', keys.enc, counterBlock(iv, raw.readUInt16BE(headerLength + 12)))
+    return Buffer.concat([decipher.update(raw.subarray(headerLength + 14, signed)), decipher.final()])
+  }
+
   const derived = new Map<string, Buffer>()
   return {
     deriveKey(purpose) {
@@ -98,16 +221,47 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
       body.copy(out, header.length + 28)
       return out.toString('base64url')
     },
+    sealMany(context, payloads) {
+      const out: string[] = []
+      let bodies: string[] = []
+      let lengths: number[] = []
+      let blocks = 0
+      for (const payload of payloads) {
+        const body = JSON.stringify(payload)
+        const length = Buffer.byteLength(body)
+        const need = Math.ceil(length / 16)
+        if (blocks + need > PAGE_BLOCKS && bodies.length > 0) {
+          out.push(...sealPage(context, bodies, lengths, blocks))
+          bodies = []
+          lengths = []
+          blocks = 0
+        }
+        bodies.push(body)
+        lengths.push(length)
+        blocks += need
+      }
+      if (bodies.length > 0) out.push(...sealPage(context, bodies, lengths, blocks))
+      return out
+    },
     open<T>(context: string, token: string): T | undefined {
       if (typeof token !== 'string' || token.length < 40 || token.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(token)) {
         return undefined
       }
       const raw = Buffer.from(token, 'base64url')
-      if (raw[0] !== VERSION) return undefined
+      if (raw[0] !== VERSION && raw[0] !== VERSION_PAGE) return undefined
       const idLength = raw[1]
       const headerLength = 2 + idLength
       if (raw.length < headerLength + 12 + 16 + 1) return undefined
-      const key = byId.get(raw.subarray(2, headerLength).toString('utf8'))
+      const kid = raw.subarray(2, headerLength).toString('utf8')
+      if (raw[0] === VERSION_PAGE) {
+        try {
+          const plain = openPage(context, raw, headerLength, kid)
+          return plain && (JSON.parse(plain.toString('utf8')) as T)
+        } catch {
+          return undefined
+        }
+      }
+      const key = byId.get(kid)
       if (!key) return undefined
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(headerLength, headerLength + 12))

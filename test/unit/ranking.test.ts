@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import type { ProviderCarOffer } from '../../src/connectors/types/cars.ts'
 import type { Recommendation } from '../../src/contract/cars.ts'
 import {
+  answerKeys,
   axisRanges,
   orderPool,
   packRecommendation,
@@ -151,6 +152,33 @@ describe('ranking', () => {
         }
       }),
     )
+  })
+})
+
+describe('offer keys', () => {
+  it('are kept beside an answer only when nothing they were read from can change', () => {
+    const make = (amount: number) =>
+      ({
+        price: { totalPrice: { amount, currency: 'EUR' } },
+        distanceMeters: 10,
+        vehicle: { co2Emissions: undefined },
+      }) as unknown as ProviderCarOffer
+    const mutable = [make(1), make(2)]
+    assert.notEqual(answerKeys(mutable), answerKeys(mutable))
+    assert.deepEqual([...answerKeys(mutable).cost], [1, 2])
+    assert.ok(Number.isNaN(answerKeys(mutable).co2[0]))
+    // A frozen list of offers whose price can still change is read again each time.
+    const shallow = Object.freeze([Object.freeze(make(3))])
+    assert.notEqual(answerKeys(shallow), answerKeys(shallow))
+    const deep = Object.freeze(
+      [make(4)].map((o) => {
+        Object.freeze(o.price.totalPrice)
+        Object.freeze(o.vehicle)
+        return Object.freeze(o)
+      }),
+    )
+    assert.equal(answerKeys(deep), answerKeys(deep))
+    assert.deepEqual([...answerKeys(deep).cost], [4])
   })
 })
 

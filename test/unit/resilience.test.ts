@@ -105,6 +105,59 @@ describe('resilience around provider calls', () => {
     assert.equal(await r.call({ ...opts, provider: 'good' }, async () => 2), 2)
   })
 
+  it('an open breaker lets one call test the provider after its delay: a fault opens it again, a success closes it', async () => {
+    const { r } = setup({ breakerThreshold: 1, halfOpenAfterMs: 30 })
+    const opts = { provider: 'flaky', operation: 'search', deadline: Date.now() + 5000 }
+    const open = (error: ApiError) => error.details?.reason === 'CIRCUIT_OPEN'
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    await assert.rejects(r.call(opts, async () => Promise.reject(new Error('500'))))
+    await assert.rejects(
+      r.call(opts, async () => 1),
+      open,
+    )
+    await sleep(40)
+    await assert.rejects(
+      r.call(opts, async () => Promise.reject(new Error('500'))),
+      (error: ApiError) => error.code === 'PROVIDER_ERROR',
+    )
+    await assert.rejects(
+      r.call(opts, async () => 1),
+      open,
+    )
+    await sleep(40)
+    // The test call runs alone; a call meanwhile waits for its outcome, then runs on the closed breaker.
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const order: string[] = []
+    const test = r.call(opts, () => gate.then(() => order.push('test')))
+    const waiting = r.call(opts, async () => order.push('waiting'))
+    await sleep(5)
+    assert.deepEqual(order, [])
+    release()
+    await Promise.all([test, waiting])
+    assert.deepEqual(order, ['test', 'waiting'])
+    assert.equal(await r.call(opts, async () => 2), 2)
+  })
+
+  it('queues calls beyond the concurrency, up to the queue, and runs them in order as calls end', async () => {
+    const { r } = setup({ concurrency: 1, queue: 1 })
+    const opts = { provider: 'queued', operation: 'search', deadline: Date.now() + 5000 }
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const first = r.call(opts, () => gate.then(() => 'first'))
+    const second = r.call(opts, async () => 'second')
+    await assert.rejects(
+      r.call(opts, async () => 'third'),
+      (error: ApiError) => error.details?.reason === 'BULKHEAD_FULL',
+    )
+    release()
+    assert.deepEqual(await Promise.all([first, second]), ['first', 'second'])
+  })
+
   it('bounds concurrency per provider', async () => {
     const { r } = setup({ concurrency: 2, queue: 0 })
     const opts = { provider: 'busy', operation: 'search', deadline: Date.now() + 5000 }

@@ -1,7 +1,8 @@
 import fastJson from 'fast-json-stringify'
 import { Type } from 'typebox'
 import type { ProviderCarOffer } from '../../connectors/types/cars.ts'
-import { CarOffer, CarSearchResult } from '../../contract/cars.ts'
+import { CarOffer, CarSearchResult, Recommendation } from '../../contract/cars.ts'
+import { ProviderDisplay } from '../../contract/shared.ts'
 import { OFFER_SOURCE, type PresentedOffer } from '../../domain/cars/present.ts'
 
 /**
@@ -13,11 +14,33 @@ import { OFFER_SOURCE, type PresentedOffer } from '../../domain/cars/present.ts'
  */
 const DYNAMIC = ['offerToken', 'usableUntil', 'provider', 'recommendation'] as const
 const fixedFields = fastJson(Type.Omit(CarOffer, [...DYNAMIC]) as object)
-const requestFields = fastJson(Type.Pick(CarOffer, [...DYNAMIC]) as object)
 const rest = fastJson(Type.Omit(CarSearchResult, ['offers']) as object)
 const meta = fastJson(
   Type.Object({ requestId: Type.String(), timestamp: Type.String({ format: 'date-time' }) }) as object,
 )
+
+const providerFields = fastJson(ProviderDisplay as object)
+const recommendationFields = fastJson(Recommendation as object)
+/** Serialized provider displays, kept beside frozen ones (one per provider, shared by every search: see present.ts). */
+const providerCache = new WeakMap<object, string>()
+
+function providerPart(provider: ProviderDisplay): string {
+  const cached = providerCache.get(provider)
+  if (cached !== undefined) return cached
+  const json = providerFields(provider)
+  if (Object.isFrozen(provider)) providerCache.set(provider, json)
+  return json
+}
+
+/**
+ * The request's own fields of an offer, in the schema's order, as requestFields writes them: the token (base64url)
+ * and its validity (an ISO date) are this service's own texts with nothing to escape, the provider's JSON is kept
+ * per provider, and the recommendation goes through its own compiled serializer.
+ */
+function requestPart(offer: PresentedOffer): string {
+  const recommendation = offer.recommendation ? `,"recommendation":${recommendationFields(offer.recommendation)}` : ''
+  return `"offerToken":"${offer.offerToken}","usableUntil":"${offer.usableUntil}","provider":${providerPart(offer.provider)}${recommendation}`
+}
 
 /** Serialized fixed fields of frozen provider offers: [without price, with price]. */
 const fixedCache = new WeakMap<ProviderCarOffer, [Buffer | undefined, Buffer | undefined]>()
@@ -41,21 +64,34 @@ function fixedPart(offer: PresentedOffer): Buffer {
   return bytes
 }
 
-const HEAD = Buffer.from('{"success":true,"data":{"offers":[')
-const CLOSE = Buffer.from('}')
+const HEAD = '{"success":true,"data":{"offers":['
 
 export function carSearchBody(
   data: { offers: PresentedOffer[] } & Record<string, unknown>,
   envelope: { requestId: string; timestamp: string },
 ): Buffer {
-  const parts: Buffer[] = [HEAD]
-  data.offers.forEach((offer, i) => {
-    const fixed = fixedPart(offer)
-    const own = requestFields(offer)
-    // `{` + request fields + `,` + fixed fields + `}`; an offer always has fixed fields (vehicle, stations, ...).
-    parts.push(Buffer.from(`${i > 0 ? ',' : ''}${own.slice(0, -1)}${own.length > 2 ? ',' : ''}`), fixed, CLOSE)
-  })
+  // Per offer: `{` + request fields + `,` + fixed fields + `}`; an offer always has fixed fields (vehicle, stations,
+  // ...). The texts are measured first and everything is written into one buffer of that size: no Buffer per part.
+  const n = data.offers.length
+  const own = new Array<string>(n)
+  const fixed = new Array<Buffer>(n)
+  let size = HEAD.length
+  for (let i = 0; i < n; i++) {
+    const offer = data.offers[i]
+    fixed[i] = fixedPart(offer)
+    own[i] = `${i > 0 ? ',{' : '{'}${requestPart(offer)},`
+    size += Buffer.byteLength(own[i]) + fixed[i].length + 1
+  }
   const { offers: _, ...others } = data
-  parts.push(Buffer.from(`],${members(rest(others))}},"meta":${meta(envelope)}}`))
-  return Buffer.concat(parts)
+  const tail = `],${members(rest(others))}},"meta":${meta(envelope)}}`
+  size += Buffer.byteLength(tail)
+  const out = Buffer.allocUnsafe(size)
+  let at = out.write(HEAD, 0, 'latin1')
+  for (let i = 0; i < n; i++) {
+    at += out.write(own[i], at)
+    at += fixed[i].copy(out, at)
+    out[at++] = 0x7d // }
+  }
+  at += out.write(tail, at)
+  return at === size ? out : out.subarray(0, at)
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../../contract/errors.ts'
 import { detail } from '../../platform/i18n/texts.ts'
-import { randomId } from '../../platform/random.ts'
+import { randomChunk, randomId } from '../../platform/random.ts'
 import type { TokenCipher } from '../../platform/tokens.ts'
 import { tokenContext, tokenError } from '../token-diagnosis.ts'
 
@@ -23,6 +23,8 @@ export interface OfferClaim {
 }
 
 type Kind = 'offer' | 'prebooked' | 'pt-offer' | 'pt-prebooked'
+/** Nonces of 12 bytes drawn at once (randomChunk hands out at most 256 bytes). */
+const NONCES_PER_DRAW = 21
 const context = tokenContext
 
 const expired = (field: string, until: number) =>
@@ -31,7 +33,7 @@ const expired = (field: string, until: number) =>
     usableUntil: new Date(until).toISOString(),
   })
 
-/** Offer and prebooked tokens: AES-256-GCM, bound to tenant, environment and kind; expiry inside. */
+/** Offer and prebooked tokens: sealed by TokenCipher, bound to tenant, environment and kind; expiry inside. */
 export function createOfferTokens(tokens: TokenCipher) {
   const decode = (kind: Kind, tenantId: string, environment: string, token: string, field: string): OfferClaim => {
     const claim = tokens.open<OfferClaim>(context(kind, tenantId, environment), token)
@@ -47,6 +49,21 @@ export function createOfferTokens(tokens: TokenCipher) {
         ...claim,
         n: claim.n ?? randomId(12),
       })
+    },
+    /**
+     * Tokens for a page of offers at once (see TokenCipher.sealMany): each opens on its own, as `issue`'s do. The
+     * nonces come from one draw of random bytes, 12 each, as `issue` makes them.
+     */
+    issueMany(kind: Kind, tenantId: string, environment: string, claims: Omit<OfferClaim, 'n'>[]): string[] {
+      const sealed: OfferClaim[] = []
+      for (let from = 0; from < claims.length; from += NONCES_PER_DRAW) {
+        const nonces = randomChunk(12 * Math.min(NONCES_PER_DRAW, claims.length - from)).toString('base64url')
+        for (let i = from; i < Math.min(from + NONCES_PER_DRAW, claims.length); i++) {
+          // 12 bytes are 16 base64url characters, no padding: each nonce is its own stretch of the text.
+          sealed.push({ ...claims[i], n: nonces.slice(16 * (i - from), 16 * (i - from + 1)) })
+        }
+      }
+      return tokens.sealMany(context(kind, tenantId, environment), sealed)
     },
     /** The claim; INVALID_OFFER_TOKEN (details.reason: WRONG_TOKEN_KIND, OTHER_ENVIRONMENT, MALFORMED_TOKEN); OFFER_EXPIRED after expiry. */
     open(kind: Kind, tenantId: string, environment: string, token: string, now: Date, field: string): OfferClaim {

@@ -37,24 +37,79 @@ const REASONS: Record<Axis, Recommendation['reasonCode']> = {
 
 const REASON_ORDER: Recommendation['reasonCode'][] = ['BEST_OVERALL', 'LOWEST_PRICE', 'SHORTEST_DISTANCE', 'LOWEST_CO2']
 const AXES: Axis[] = ['cost', 'time', 'co2']
-const AXIS_INDEX: Record<Axis, number> = { cost: 0, time: 1, co2: 2 }
 
-const axisValue = (o: ProviderCarOffer, axis: Axis): number | undefined =>
-  axis === 'cost' ? o.price.totalPrice.amount : axis === 'time' ? o.distanceMeters : o.vehicle.co2Emissions
+/**
+ * The three sort and score keys of each offer, read once per search: every later pass (ranges, scores, order) reads
+ * these arrays instead of each provider's offer objects, whose differing shapes make every property read slow.
+ * A missing or non-finite CO2 value is NaN.
+ */
+export interface OfferKeys {
+  cost: Float64Array
+  time: Float64Array
+  co2: Float64Array
+}
 
-/** The range of each axis over a result set; an axis counts only when every offer has a value for it. */
+export function offerKeys(offers: readonly ProviderCarOffer[]): OfferKeys {
+  return readKeys(offers).keys
+}
+
+function readKeys(offers: readonly ProviderCarOffer[]): { keys: OfferKeys; frozen: boolean } {
+  const n = offers.length
+  const keys = { cost: new Float64Array(n), time: new Float64Array(n), co2: new Float64Array(n) }
+  let frozen = Object.isFrozen(offers)
+  for (let i = 0; i < n; i++) {
+    const o = offers[i]
+    keys.cost[i] = o.price.totalPrice.amount
+    keys.time[i] = o.distanceMeters
+    const co2 = o.vehicle.co2Emissions
+    keys.co2[i] = co2 === undefined ? Number.NaN : co2
+    frozen &&= Object.isFrozen(o) && Object.isFrozen(o.price.totalPrice) && Object.isFrozen(o.vehicle)
+  }
+  return { keys, frozen }
+}
+
+/** Keys of immutable answers (every object read frozen, as the sandbox's repeated answers are), while they live. */
+const answerKeyCache = new WeakMap<readonly ProviderCarOffer[], OfferKeys>()
+
+/** offerKeys of one provider's answer: kept beside it when nothing in it can change. */
+export function answerKeys(offers: readonly ProviderCarOffer[]): OfferKeys {
+  let keys = answerKeyCache.get(offers)
+  if (!keys) {
+    const read = readKeys(offers)
+    keys = read.keys
+    if (read.frozen) answerKeyCache.set(offers, keys)
+  }
+  return keys
+}
+
+/** Room for the keys of `n` offers (filled by the caller, see search's merge). */
+export const emptyKeys = (n: number): OfferKeys => ({
+  cost: new Float64Array(n),
+  time: new Float64Array(n),
+  co2: new Float64Array(n),
+})
+
+/** The first `n` offers' keys. */
+export const keysUpTo = (keys: OfferKeys, n: number): OfferKeys => ({
+  cost: keys.cost.subarray(0, n),
+  time: keys.time.subarray(0, n),
+  co2: keys.co2.subarray(0, n),
+})
+
+/** The range of each axis over a result set; an axis counts only when every offer has a (finite) value for it. */
 export type AxisRanges = Partial<Record<Axis, { min: number; max: number }>>
 
-export function axisRanges(offers: ProviderCarOffer[]): AxisRanges {
+export function axisRanges(offers: readonly ProviderCarOffer[], keys = offerKeys(offers)): AxisRanges {
   const ranges: AxisRanges = {}
   if (offers.length === 0) return ranges
   for (const axis of AXES) {
+    const values = keys[axis]
     let min = Number.POSITIVE_INFINITY
     let max = Number.NEGATIVE_INFINITY
     let complete = true
-    for (const offer of offers) {
-      const value = axisValue(offer, axis)
-      if (value === undefined || !Number.isFinite(value)) {
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]
+      if (!Number.isFinite(value)) {
         complete = false
         break
       }
@@ -152,43 +207,59 @@ export function unpackPool(pool: PackedPool, from = 0, to = pool.offers.length, 
  * `bestTaken`; the others are named after their best axis. One packed recommendation per offer, no objects.
  */
 export function scoreOffers(
-  offers: ProviderCarOffer[],
+  offers: readonly ProviderCarOffer[],
   ranges: AxisRanges,
   bestTaken: boolean,
+  keys = offerKeys(offers),
 ): { recommendations: number[]; bestTaken: boolean } {
-  const recommendations = new Array<number>(offers.length).fill(-1)
+  const n = offers.length
+  const recommendations = new Array<number>(n).fill(-1)
   const axes = AXES.filter((a) => ranges[a])
   if (axes.length === 0) return { recommendations, bestTaken }
   const weight = axes.reduce((sum, a) => sum + WEIGHTS[a], 0)
-  // Per axis, once: where its factor goes, its share of the score, its range and its reason.
-  const slots = axes.map((axis) => ({
-    axis,
-    index: AXIS_INDEX[axis],
-    share: WEIGHTS[axis] / weight,
-    min: ranges[axis]!.min,
-    max: ranges[axis]!.max,
-    reason: REASON_ORDER.indexOf(REASONS[axis]),
-  }))
-  const thousandths = [ABSENT, ABSENT, ABSENT]
+  // Per axis, once: its values, its share of the score and its range (an absent axis has no share). The loop below
+  // is written out per axis, on plain numbers: with the axes as objects in a list, every offer allocated numbers.
+  const cost = axisOf(keys, ranges, 'cost', weight)
+  const time = axisOf(keys, ranges, 'time', weight)
+  const co2 = axisOf(keys, ranges, 'co2', weight)
+  const costReason = REASON_ORDER.indexOf(REASONS.cost)
+  const timeReason = REASON_ORDER.indexOf(REASONS.time)
+  const co2Reason = REASON_ORDER.indexOf(REASONS.co2)
   let top = -1
   let topScore = -1
-  for (let i = 0; i < offers.length; i++) {
+  for (let i = 0; i < n; i++) {
     let score = 0
     let reason = -1
     let bestFactor = -1
-    for (const { axis, index, share, min, max, reason: axisReason } of slots) {
-      const value = axisValue(offers[i], axis) ?? max
-      const factor = max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
-      const rounded = Math.round(factor * 1000)
-      thousandths[index] = rounded
-      score += share * factor
-      if (rounded > bestFactor) {
-        bestFactor = rounded
-        reason = axisReason
+    let costFactor = ABSENT
+    let timeFactor = ABSENT
+    let co2Factor = ABSENT
+    if (cost.share > 0) {
+      const factor = factorOf(cost.values[i], cost.min, cost.max)
+      costFactor = Math.round(factor * 1000)
+      score += cost.share * factor
+      bestFactor = costFactor
+      reason = costReason
+    }
+    if (time.share > 0) {
+      const factor = factorOf(time.values[i], time.min, time.max)
+      timeFactor = Math.round(factor * 1000)
+      score += time.share * factor
+      if (timeFactor > bestFactor) {
+        bestFactor = timeFactor
+        reason = timeReason
       }
     }
+    if (co2.share > 0) {
+      const factor = factorOf(co2.values[i], co2.min, co2.max)
+      co2Factor = Math.round(factor * 1000)
+      score += co2.share * factor
+      if (co2Factor > bestFactor) reason = co2Reason
+    }
     const rounded = Math.round(score * 100)
-    recommendations[i] = packParts(rounded, reason, thousandths)
+    // As packParts: the factors in AXES order (cost first), least significant first.
+    recommendations[i] =
+      rounded + 101 * (reason + 4 * ((co2Factor * FACTOR_STATES + timeFactor) * FACTOR_STATES + costFactor))
     if (rounded > topScore) {
       top = i
       topScore = rounded
@@ -199,32 +270,68 @@ export function scoreOffers(
   return { recommendations, bestTaken: true }
 }
 
+/** One axis of a scoring: its values, share of the score (0 when the result set lacks it) and range. */
+function axisOf(keys: OfferKeys, ranges: AxisRanges, axis: Axis, weight: number) {
+  const range = ranges[axis]
+  return range
+    ? { values: keys[axis], share: WEIGHTS[axis] / weight, min: range.min, max: range.max }
+    : { values: keys[axis], share: 0, min: 0, max: 0 }
+}
+
+/**
+ * 0..1, min–max normalized, lower values better. An offer without a value for an axis the ranges have (one that came
+ * late) counts as the worst.
+ */
+function factorOf(raw: number, min: number, max: number): number {
+  const value = Number.isNaN(raw) ? max : raw
+  return max === min ? 1 : Math.min(1, Math.max(0, (max - value) / (max - min)))
+}
+
 const indices = (n: number) => {
   const out = new Array<number>(n)
   for (let i = 0; i < n; i++) out[i] = i
   return out
 }
 
+/** Ranks are 0..101. */
+const RANKS = 102
+/** Buckets up to this size are sorted in place by insertion; larger ones by the built-in sort. */
+const SMALL_BUCKET = 16
+
 /**
  * The first `limit` indices by rank (small integers, 0..101), then `tie`, then index: a counting sort into one
- * bucket per rank, each bucket sorted on its own (stable), and only as many buckets as the limit needs. The same
- * order as one comparison sort over every offer, with a fraction of the comparisons.
+ * stretch per rank of one typed array, each stretch sorted on its own (stable), and only as many as the limit needs.
+ * The same order as one comparison sort over every offer, with a fraction of the comparisons and no array per rank.
  */
-function byRank(rank: Float64Array, tie: (a: number, b: number) => number, limit: number): number[] {
-  const buckets: number[][] = []
-  for (let i = 0; i < rank.length; i++) {
-    const bucket = buckets[rank[i]]
-    if (bucket) bucket.push(i)
-    else buckets[rank[i]] = [i]
-  }
+function byRank(rank: Uint8Array, tie: (a: number, b: number) => number, limit: number): number[] {
+  const n = rank.length
+  const starts = new Int32Array(RANKS + 1)
+  for (let i = 0; i < n; i++) starts[rank[i] + 1]++
+  for (let r = 0; r < RANKS; r++) starts[r + 1] += starts[r]
+  const next = starts.slice(0, RANKS)
+  // Within a rank, in index order.
+  const sorted = new Int32Array(n)
+  for (let i = 0; i < n; i++) sorted[next[rank[i]]++] = i
   const out: number[] = []
-  for (const bucket of buckets) {
-    if (!bucket) continue
-    if (bucket.length > 1) bucket.sort((a, b) => tie(a, b) || a - b)
-    for (const i of bucket) {
-      if (out.length === limit) return out
-      out.push(i)
+  for (let r = 0; r < RANKS && out.length < limit; r++) {
+    const from = starts[r]
+    const to = starts[r + 1]
+    if (to - from > SMALL_BUCKET) {
+      const bucket = Array.from(sorted.subarray(from, to)).sort((a, b) => tie(a, b) || a - b)
+      sorted.set(bucket, from)
+    } else {
+      // Insertion sort, moving an entry only past greater ones: equal ones keep their index order.
+      for (let k = from + 1; k < to; k++) {
+        const v = sorted[k]
+        let j = k - 1
+        while (j >= from && tie(sorted[j], v) > 0) {
+          sorted[j + 1] = sorted[j]
+          j--
+        }
+        sorted[j + 1] = v
+      }
     }
+    for (let k = from; k < to && out.length < limit; k++) out.push(sorted[k])
   }
   return out
 }
@@ -233,27 +340,38 @@ function byRank(rank: Float64Array, tie: (a: number, b: number) => number, limit
  * The pool in `sortBy` order (stable), its first `limit` entries. RECOMMENDED puts the BEST_OVERALL offer first, then
  * higher scores; ties go to the nearer, then the cheaper offer. The keys are computed once, not per comparison.
  */
-export function orderPool(pool: PackedPool, sortBy: SortBy, limit: number): PackedPool {
+export function orderPool(
+  pool: PackedPool,
+  sortBy: SortBy,
+  limit: number,
+  keys: Pick<OfferKeys, 'cost' | 'time'> = offerKeys(pool.offers),
+): PackedPool {
   const n = pool.offers.length
-  const price = new Float64Array(n)
-  const distance = new Float64Array(n)
-  // RECOMMENDED: 0 for BEST_OVERALL, then 101 - score (the lower, the better; no recommendation counts as 0).
-  const rank = new Float64Array(n)
+  const price = keys.cost
+  const distance = keys.time
   const recs = pool.recommendations
-  for (let i = 0; i < n; i++) {
-    price[i] = pool.offers[i].price.totalPrice.amount
-    distance[i] = pool.offers[i].distanceMeters
-    const r = recs[i]
-    rank[i] = r < 0 ? 101 : Math.floor(r / 101) % 4 === 0 ? 0 : 101 - (r % 101)
-  }
   const tie = (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
-  const compare: Record<SortBy, (a: number, b: number) => number> = {
-    PRICE_LOW_TO_HIGH: (a, b) => price[a] - price[b] || tie(a, b),
-    PRICE_HIGH_TO_LOW: (a, b) => price[b] - price[a] || tie(a, b),
-    DISTANCE: (a, b) => distance[a] - distance[b] || price[a] - price[b],
-    RECOMMENDED: (a, b) => rank[a] - rank[b] || tie(a, b),
+  let order: number[]
+  if (sortBy === 'RECOMMENDED') {
+    // 0 for BEST_OVERALL, then 101 - score (the lower, the better; no recommendation counts as 0).
+    const rank = new Uint8Array(n)
+    for (let i = 0; i < n; i++) {
+      const r = recs[i]
+      // Score and reason of the packed number, by division (the % of numbers this large is a slow floating modulo).
+      const q = Math.floor(r / 101)
+      rank[i] = r < 0 ? 101 : q - 4 * Math.floor(q / 4) === 0 ? 0 : 101 - (r - 101 * q)
+    }
+    order = byRank(rank, tie, limit)
+  } else {
+    // Only the comparator asked for is made.
+    const compare =
+      sortBy === 'PRICE_LOW_TO_HIGH'
+        ? (a: number, b: number) => price[a] - price[b] || tie(a, b)
+        : sortBy === 'PRICE_HIGH_TO_LOW'
+          ? (a: number, b: number) => price[b] - price[a] || tie(a, b)
+          : (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
+    order = indices(n).sort(compare).slice(0, limit)
   }
-  const order = sortBy === 'RECOMMENDED' ? byRank(rank, tie, limit) : indices(n).sort(compare[sortBy]).slice(0, limit)
   return {
     offers: order.map((i) => pool.offers[i]),
     providerIds: order.map((i) => pool.providerIds[i]),

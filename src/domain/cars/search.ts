@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Registry } from '../../connectors/registry.ts'
 import {
   type CarConnector,
@@ -21,10 +21,13 @@ import { tokenContext, tokenError } from '../token-diagnosis.ts'
 import { checkRentalPeriod } from './dates.ts'
 import { resolveLocation } from './locations.ts'
 import type { OfferTokens } from './offer-tokens.ts'
-import { presentOffer, providerDisplay } from './present.ts'
+import { offerClaim, presentOffer, providerDisplay } from './present.ts'
 import {
   type AxisRanges,
+  answerKeys,
   axisRanges,
+  emptyKeys,
+  keysUpTo,
   matchesFilters,
   orderPool,
   type PackedPool,
@@ -126,20 +129,21 @@ export function createCarSearch(deps: SearchDeps) {
     }
     const sortBy = request.sortBy ?? 'RECOMMENDED'
     const withPrice = request.estimatedKilometers !== undefined
-    const h = createHash('sha256')
-      .update(
-        JSON.stringify([
-          request.pickup,
-          request.dropoff,
-          start,
-          end,
-          request.driverAge,
-          request.estimatedKilometers,
-          request.filters,
-          sortBy,
-        ]),
-      )
-      .digest('base64url')
+    // One-shot: a Hash object per search cost more than the digest.
+    const h = hash(
+      'sha256',
+      JSON.stringify([
+        request.pickup,
+        request.dropoff,
+        start,
+        end,
+        request.driverAge,
+        request.estimatedKilometers,
+        request.filters,
+        sortBy,
+      ]),
+      'base64url',
+    )
 
     let session: Session | undefined
     let sessionId: string | undefined
@@ -174,8 +178,14 @@ export function createCarSearch(deps: SearchDeps) {
       (offset < (session.base ?? 0) || offset + limit > (session.base ?? 0) + session.pool.offers.length)
     const asked = firstPage || refill ? all : all.filter((p) => session!.pending.includes(p.entry.id))
     const answers = await ask(caller, asked, query)
-    const freshOffers: ProviderCarOffer[] = []
-    const freshProviders: string[] = []
+    // Sized once for every offer the answers hold (arrays grown by push copied ~4 times as much as they kept).
+    let answered = 0
+    for (const { result } of answers) if (result.status === 'fulfilled') answered += result.value.offers.length
+    const freshOffers = new Array<ProviderCarOffer>(answered)
+    const freshProviders = new Array<string>(answered)
+    // The offers' sort and score keys, copied from each answer's (read once per immutable answer, see answerKeys).
+    const allKeys = emptyKeys(answered)
+    let merged = 0
     const pending: string[] = []
     let searchedPeriod: Session['searchedPeriod'] | undefined
     const warnings = new Map<string, Warning>()
@@ -192,10 +202,16 @@ export function createCarSearch(deps: SearchDeps) {
         continue
       }
       let count = 0
-      for (const offer of result.value.offers) {
-        if (!matchesFilters(offer, request.filters)) continue
-        freshOffers.push(offer)
-        freshProviders.push(provider.entry.id)
+      const offers = result.value.offers
+      const own = answerKeys(offers)
+      for (let j = 0; j < offers.length; j++) {
+        if (!matchesFilters(offers[j], request.filters)) continue
+        freshOffers[merged] = offers[j]
+        freshProviders[merged] = provider.entry.id
+        allKeys.cost[merged] = own.cost[j]
+        allKeys.time[merged] = own.time[j]
+        allKeys.co2[merged] = own.co2[j]
+        merged++
         count++
       }
       searchedPeriod ??= result.value.searchedPeriod
@@ -203,18 +219,22 @@ export function createCarSearch(deps: SearchDeps) {
       outcomes.push({ ...base, status: 'OK', offers: count })
     }
 
+    freshOffers.length = merged
+    freshProviders.length = merged
+    const keys = keysUpTo(allKeys, merged)
+
     if (firstPage) {
       failIfNoProviderAnswered(
         answers.map((a) => a.result),
         outcomes,
       )
-      const ranges = axisRanges(freshOffers)
-      const scored = scoreOffers(freshOffers, ranges, false)
+      const ranges = axisRanges(freshOffers, keys)
+      const scored = scoreOffers(freshOffers, ranges, false, keys)
       const pool = { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations }
       session = {
         h,
         query: { ...query, start: start.toISOString(), end: end.toISOString() },
-        pool: orderPool(pool, sortBy, MAX_SESSION_OFFERS),
+        pool: orderPool(pool, sortBy, MAX_SESSION_OFFERS, keys),
         more: freshOffers.length > MAX_SESSION_OFFERS,
         pending,
         retries: {},
@@ -230,12 +250,13 @@ export function createCarSearch(deps: SearchDeps) {
       // The whole ordered result again (the providers answer the same search the same way), and the window from
       // this page on. The top offer is BEST_OVERALL again, so every offer keeps its place in the order.
       const s = session!
-      s.ranges = widenRanges(s.ranges, axisRanges(freshOffers))
-      const scored = scoreOffers(freshOffers, s.ranges, false)
+      s.ranges = widenRanges(s.ranges, axisRanges(freshOffers, keys))
+      const scored = scoreOffers(freshOffers, s.ranges, false, keys)
       const ordered = orderPool(
         { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations },
         sortBy,
         offset + MAX_SESSION_OFFERS,
+        keys,
       )
       s.pool = {
         offers: ordered.offers.slice(offset),
@@ -250,8 +271,8 @@ export function createCarSearch(deps: SearchDeps) {
       const s = session!
       const at = offset - (s.base ?? 0)
       if (freshOffers.length > 0) {
-        s.ranges = widenRanges(s.ranges, axisRanges(freshOffers))
-        const late = scoreOffers(freshOffers, s.ranges, true).recommendations
+        s.ranges = widenRanges(s.ranges, axisRanges(freshOffers, keys))
+        const late = scoreOffers(freshOffers, s.ranges, true, keys).recommendations
         // Offers that arrive late join the part not served yet, in order; served pages stay as they were.
         const p = s.pool
         const candidates = p.offers.length - at + freshOffers.length
@@ -292,14 +313,21 @@ export function createCarSearch(deps: SearchDeps) {
     }
 
     const byId = new Map(all.map((p) => [p.entry.id, p]))
-    // What every offer of the page shares is made once: its providers' display and the tokens' validity.
+    // What every offer of the page shares is made once: its providers' display and the tokens' validity; the page's
+    // tokens are sealed together.
     const displays = new Map<string, ProviderDisplay>()
     const untilMs = caller.now.getTime() + deps.offerTokenTtlSeconds * 1000
     const usableUntil = { ms: untilMs, iso: new Date(untilMs).toISOString() }
+    const shown = page.filter((item) => byId.has(item.providerId))
+    const tokens = deps.offerTokens.issueMany(
+      'offer',
+      caller.tenant.id,
+      caller.environment,
+      shown.map((item) => offerClaim(item, untilMs, withPrice)),
+    )
     const offers: CarOffer[] = []
-    for (const item of page) {
-      const provider = byId.get(item.providerId)
-      if (!provider) continue
+    shown.forEach((item, i) => {
+      const provider = byId.get(item.providerId)!
       let display = displays.get(item.providerId)
       if (!display) {
         display = providerDisplay(provider)
@@ -311,9 +339,10 @@ export function createCarSearch(deps: SearchDeps) {
           withPrice,
           display,
           usableUntil,
+          offerToken: tokens[i],
         }),
       )
-    }
+    })
     return {
       offers,
       searchedPeriod: s.searchedPeriod,

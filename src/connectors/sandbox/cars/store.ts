@@ -70,7 +70,16 @@ export function sandboxStore(kv: Kv, providerId: string, referencePrefix: string
   const prefix = (environment: string) => `sandbox:${providerId}:${environment}:`
   const allocKey = (env: string, station: string) => `${prefix(env)}alloc:${station}`
   const bookingKey = (env: string, reference: string) => `${prefix(env)}booking:${reference}`
-  const versionKey = (env: string) => `${prefix(env)}availability`
+  // One string per environment, made once: a new string per search made every lookup hash it again.
+  const versionKeys = new Map<string, string>()
+  const versionKey = (env: string) => {
+    let key = versionKeys.get(env)
+    if (key === undefined) {
+      key = `${prefix(env)}availability`
+      versionKeys.set(env, key)
+    }
+    return key
+  }
 
   async function allocations(env: string, station: string): Promise<Allocations> {
     const text = await kv.get(allocKey(env, station))
