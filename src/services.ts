@@ -76,7 +76,8 @@ export type ServicesLogger = JobsLogger
  */
 export function createServices(deps: ServicesDeps, log: ServicesLogger) {
   const { config, store, kv, registry, clock } = deps
-  // Every service opens tokens with the cipher that also knows the compact vehicle tokens (token diagnosis).
+  // Every service opens tokens with the cipher that also knows the compact ones (vehicle tokens, micromobility
+  // cursors), so the token diagnosis recognises them wherever they are sent.
   const vehicleTokens = createVehicleTokens(deps.tokens)
   const tokens = vehicleTokens.cipher
   const tenantsRepo = createTenantsRepo(store.db)

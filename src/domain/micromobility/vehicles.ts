@@ -111,7 +111,8 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
         : undefined
       type Hit = { p: MicroProvider; v: ProviderMicroVehicle; d: number }
       const merged = await mergedPage<Hit>({
-        tokens: deps.tokens,
+        // Cursors in the compact format too (one per page; the general format's still open).
+        tokens: deps.vehicleTokens.cursorCipher,
         context: cursorContext(caller),
         cursor: request.cursor,
         params: [latitude, longitude, radius, request.vehicleTypes, request.providers, request.minBatteryPercent],
