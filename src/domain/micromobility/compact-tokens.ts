@@ -54,9 +54,12 @@ export const COMPACT_TOKEN_ENC_PURPOSE = 'compact-token-siv-ctr'
 
 interface Key {
   headers: Record<number, Buffer>
-  /** AES-256 in ECB without padding: CMAC's block cipher, and the CTR keystream's. */
+  /** AES-256 in ECB without padding: CMAC's block cipher for a page's chains side by side, and CTR's keystream. */
   mac: Cipheriv
   enc: Cipheriv
+  /** The CMAC key in CBC from a zero IV, for one message in one call; `chain` is its last output block. */
+  cbc: Cipheriv
+  chain: Buffer
   k1: Buffer
   k2: Buffer
 }
@@ -69,8 +72,8 @@ export function isCompactToken(token: unknown): token is string {
   return format === VEHICLE || format === JSON_CLAIM
 }
 
-const ecb = (key: Buffer) => {
-  const cipher = createCipheriv('aes-256-ecb', key, null)
+const aes = (mode: 'aes-256-ecb' | 'aes-256-cbc', key: Buffer) => {
+  const cipher = createCipheriv(mode, key, mode === 'aes-256-ecb' ? null : Buffer.alloc(16))
   cipher.setAutoPadding(false)
   return cipher
 }
@@ -86,90 +89,120 @@ function dbl(block: Buffer): Buffer {
 export function keyOf(id: string, macKey: Buffer, encKey: Buffer): Key {
   const idBytes = Buffer.from(id, 'utf8')
   const header = (format: number) => Buffer.concat([Buffer.from([format, idBytes.length]), idBytes])
-  const mac = ecb(macKey)
+  const mac = aes('aes-256-ecb', macKey)
   const k1 = dbl(mac.update(Buffer.alloc(16)))
   return {
     headers: { [VEHICLE]: header(VEHICLE), [JSON_CLAIM]: header(JSON_CLAIM) },
     mac,
-    enc: ecb(encKey),
+    enc: aes('aes-256-ecb', encKey),
+    cbc: aes('aes-256-cbc', macKey),
+    chain: Buffer.alloc(16),
     k1,
     k2: dbl(k1),
   }
 }
 
+/** CMAC's blocks of a message: whole, the last is masked with K1; else padded with 10* and masked with K2. */
+const blocksOf = (length: number) => Math.max(1, Math.ceil(length / 16))
+function padded(key: Key, data: Buffer, start: number, length: number, into: Buffer, at: number) {
+  const last = 16 * (blocksOf(length) - 1)
+  for (let b = 0; b < last; b++) into[at + b] = data[start + b]
+  const mask = length > 0 && length % 16 === 0 ? key.k1 : key.k2
+  for (let b = 0; b < 16; b++) {
+    const p = last + b
+    into[at + p] = (p < length ? data[start + p] : p === length ? 0x80 : 0) ^ mask[b]
+  }
+}
+
 /**
- * AES-CMAC (NIST SP 800-38B) of each message. The chains run side by side: round j encrypts the j-th block of every
- * message still running in one call, so a page costs as many cipher calls as its longest message has blocks.
+ * AES-CMAC (NIST SP 800-38B) of the messages `data[starts[i], starts[i] + lengths[i])`, written to `macs` at 16 i.
+ * One message is one CBC call (the long-lived CBC cipher's chain is undone in its first block). Several run side by
+ * side: round j encrypts the j-th block of every message still running in one ECB call, so a page of tokens costs
+ * as many calls as its longest message has blocks.
  */
-export function cmacAll(key: Key, messages: readonly Buffer[]): Buffer[] {
-  const blocks = messages.map((m) => Math.max(1, Math.ceil(m.length / 16)))
-  const state = messages.map(() => Buffer.alloc(16))
-  const rounds = Math.max(0, ...blocks)
+function cmacInto(key: Key, data: Buffer, starts: readonly number[], lengths: readonly number[], macs: Buffer) {
+  const n = starts.length
+  if (n === 1) {
+    const blocks = Buffer.allocUnsafe(16 * blocksOf(lengths[0]))
+    padded(key, data, starts[0], lengths[0], blocks, 0)
+    for (let b = 0; b < 16; b++) blocks[b] ^= key.chain[b]
+    const out = key.cbc.update(blocks)
+    if (out.length !== blocks.length) throw new Error('AES-CBC held back a block')
+    for (let b = 0; b < 16; b++) key.chain[b] = macs[b] = out[out.length - 16 + b]
+    return
+  }
+  const laid: Buffer[] = []
+  let rounds = 0
+  for (let i = 0; i < n; i++) {
+    const blocks = Buffer.allocUnsafe(16 * blocksOf(lengths[i]))
+    padded(key, data, starts[i], lengths[i], blocks, 0)
+    laid.push(blocks)
+    rounds = Math.max(rounds, blocks.length / 16)
+  }
+  macs.fill(0, 0, 16 * n)
+  const input = Buffer.allocUnsafe(16 * n)
+  const running: number[] = []
   for (let j = 0; j < rounds; j++) {
-    const running: number[] = []
-    for (let i = 0; i < messages.length; i++) if (j < blocks[i]) running.push(i)
-    const input = Buffer.allocUnsafe(16 * running.length)
+    running.length = 0
+    for (let i = 0; i < n; i++) {
+      if (16 * j >= laid[i].length) continue
+      const o = 16 * running.length
+      for (let b = 0; b < 16; b++) input[o + b] = macs[16 * i + b] ^ laid[i][16 * j + b]
+      running.push(i)
+    }
+    const out = key.mac.update(input.subarray(0, 16 * running.length))
     for (let r = 0; r < running.length; r++) {
       const i = running[r]
-      const m = messages[i]
-      const s = state[i]
-      const o = 16 * r
-      const at = 16 * j
-      if (j < blocks[i] - 1) {
-        for (let b = 0; b < 16; b++) input[o + b] = s[b] ^ m[at + b]
-      } else {
-        // The last block: whole, it is masked with K1; else padded with 10* and masked with K2.
-        const whole = m.length > 0 && m.length % 16 === 0
-        const mask = whole ? key.k1 : key.k2
-        for (let b = 0; b < 16; b++) {
-          const p = at + b
-          const byte = p < m.length ? m[p] : p === m.length ? 0x80 : 0
-          input[o + b] = s[b] ^ byte ^ mask[b]
-        }
-      }
+      for (let b = 0; b < 16; b++) macs[16 * i + b] = out[16 * r + b]
     }
-    const out = key.mac.update(input)
-    for (let r = 0; r < running.length; r++) out.copy(state[running[r]], 0, 16 * r, 16 * r + 16)
   }
-  return state
 }
 
-/** The message the IV is the MAC of: the context's length and text, the header, the claim. */
-function macMessage(context: Buffer, header: Buffer, claim: Buffer): Buffer {
-  const message = Buffer.allocUnsafe(2 + context.length + header.length + claim.length)
-  message.writeUInt16BE(context.length, 0)
-  context.copy(message, 2)
-  header.copy(message, 2 + context.length)
-  claim.copy(message, 2 + context.length + header.length)
-  return message
+/** AES-CMAC of each message (for tests; the codec lays a page's messages out in one buffer). */
+export function cmacAll(key: Key, messages: readonly Buffer[]): Buffer[] {
+  const starts: number[] = []
+  let at = 0
+  for (const m of messages) {
+    starts.push(at)
+    at += m.length
+  }
+  const macs = Buffer.alloc(16 * messages.length)
+  cmacInto(
+    key,
+    Buffer.concat(messages),
+    starts,
+    messages.map((m) => m.length),
+    macs,
+  )
+  return messages.map((_, i) => macs.subarray(16 * i, 16 * i + 16))
 }
 
-/** Writes the counter blocks of `length` bytes from `iv` at `into[at]` (RFC 5297: two bits cleared, no carries). */
-function counterBlocks(iv: Buffer, length: number, into: Buffer, at: number): number {
+/** Writes the counter blocks of `length` bytes from `iv[at]` (RFC 5297: two bits cleared, no carries). */
+function counterBlocks(iv: Buffer, ivAt: number, length: number, into: Buffer, at: number): number {
   const blocks = Math.ceil(length / 16)
-  for (let b = 0; b < blocks; b++) {
-    const o = at + b * 16
-    iv.copy(into, o, 0, 16)
+  for (let k = 0; k < blocks; k++) {
+    const o = at + k * 16
+    for (let b = 0; b < 16; b++) into[o + b] = iv[ivAt + b]
     into[o + 8] &= 0x7f
     into[o + 12] &= 0x7f
-    into.writeUInt32BE(into.readUInt32BE(o + 12) + b, o + 12)
+    into.writeUInt32BE(into.readUInt32BE(o + 12) + k, o + 12)
   }
   return blocks * 16
 }
 
-function encodeVehicle(claim: VehicleClaim): Buffer | undefined {
+/** A vehicle claim's bytes at `into[at]` (its 4 random bytes already there); `null` when it does not fit. */
+function vehicleLength(claim: VehicleClaim): number | undefined {
   const p = Buffer.byteLength(claim.p, 'utf8')
   const v = Buffer.byteLength(claim.v, 'utf8')
   if (p > MAX_ID_BYTES || v > MAX_ID_BYTES || !Number.isSafeInteger(claim.x) || claim.x < 0 || claim.x >= 2 ** 48)
     return undefined
-  const out = Buffer.allocUnsafe(X + 1 + p + 1 + v)
-  randomChunk(NONCE).copy(out, 0)
-  out.writeUIntBE(claim.x, NONCE, 6)
-  out[X] = p
-  out.write(claim.p, X + 1, 'utf8')
-  out[X + 1 + p] = v
-  out.write(claim.v, X + 2 + p, 'utf8')
-  return out
+  return X + 1 + p + 1 + v
+}
+function writeVehicle(claim: VehicleClaim, into: Buffer, at: number) {
+  into.writeUIntBE(claim.x, at + NONCE, 6)
+  const p = into.write(claim.p, at + X + 1, 'utf8')
+  into[at + X] = p
+  into[at + X + 1 + p] = into.write(claim.v, at + X + 2 + p, 'utf8')
 }
 
 function decodeVehicle(plain: Buffer): VehicleClaim | undefined {
@@ -212,42 +245,95 @@ export function createCompactTokenCodec(tokens: TokenCipher): CompactTokenCodec 
     return bytes
   }
 
-  /** Seals the claims (encoded; undefined: not sealed) of one context in one format. */
-  function sealAll(context: string, format: number, plains: readonly (Buffer | undefined)[]): (string | undefined)[] {
+  /**
+   * Seals claims of one context in one format: `lengths[i]` bytes each (undefined: not sealed), written by
+   * `write(i, into, at)`. Everything of the page lives in three buffers: the MAC's messages (context, header, claim),
+   * the counter blocks, the tokens.
+   */
+  function sealAll(
+    context: string,
+    format: number,
+    lengths: readonly (number | undefined)[],
+    write: (i: number, into: Buffer, at: number) => void,
+  ): (string | undefined)[] {
     const ctx = contextBytes(context)
     const header = sealing.headers[format]
-    const sealed = plains.filter((p): p is Buffer => p !== undefined)
-    const ivs = cmacAll(
-      sealing,
-      sealed.map((plain) => macMessage(ctx, header, plain)),
-    )
+    const prefix = 2 + ctx.length + header.length
+    const starts: number[] = []
+    const sizes: number[] = []
+    let messageBytes = 0
     let blockBytes = 0
-    for (const plain of sealed) blockBytes += Math.ceil(plain.length / 16) * 16
-    const counters = Buffer.allocUnsafe(blockBytes)
-    let at = 0
-    for (let i = 0; i < sealed.length; i++) at += counterBlocks(ivs[i], sealed[i].length, counters, at)
+    for (const length of lengths) {
+      if (length === undefined) continue
+      starts.push(messageBytes + prefix)
+      sizes.push(length)
+      messageBytes += prefix + length
+      blockBytes += Math.ceil(length / 16) * 16
+    }
+    const n = sizes.length
+    const messages = Buffer.allocUnsafe(messageBytes)
+    for (let i = 0, k = 0; i < lengths.length; i++) {
+      if (lengths[i] === undefined) continue
+      const at = starts[k] - prefix
+      messages.writeUInt16BE(ctx.length, at)
+      messages.set(ctx, at + 2)
+      messages.set(header, at + 2 + ctx.length)
+      write(i, messages, starts[k])
+      k++
+    }
+    const macStarts = starts.map((s) => s - prefix)
+    const ivs = Buffer.allocUnsafe(16 * n)
+    cmacInto(
+      sealing,
+      messages,
+      macStarts,
+      sizes.map((size) => prefix + size),
+      ivs,
+    )
     // Every token's keystream in one call.
-    const stream = sealing.enc.update(counters)
-    at = 0
-    let next = 0
-    return plains.map((plain) => {
-      if (!plain) return undefined
-      const out = Buffer.allocUnsafe(header.length + IV_BYTES + plain.length)
-      header.copy(out, 0)
-      ivs[next++].copy(out, header.length)
-      const body = header.length + IV_BYTES
-      for (let j = 0; j < plain.length; j++) out[body + j] = plain[j] ^ stream[at + j]
-      at += Math.ceil(plain.length / 16) * 16
-      return out.toString('base64url')
-    })
+    const counters = Buffer.allocUnsafe(blockBytes)
+    for (let k = 0, at = 0; k < n; k++) at += counterBlocks(ivs, 16 * k, sizes[k], counters, at)
+    const stream = blockBytes > 0 ? sealing.enc.update(counters) : counters
+    const tokenBytes = header.length + IV_BYTES
+    const out = Buffer.allocUnsafe(n * tokenBytes + messageBytes - n * prefix)
+    const tokens: (string | undefined)[] = []
+    for (let i = 0, k = 0, at = 0, keyAt = 0; i < lengths.length; i++) {
+      if (lengths[i] === undefined) {
+        tokens.push(undefined)
+        continue
+      }
+      const begin = at
+      out.set(header, at)
+      at += header.length
+      for (let b = 0; b < 16; b++) out[at + b] = ivs[16 * k + b]
+      at += IV_BYTES
+      const size = sizes[k]
+      const from = starts[k]
+      for (let j = 0; j < size; j++) out[at + j] = messages[from + j] ^ stream[keyAt + j]
+      at += size
+      keyAt += Math.ceil(size / 16) * 16
+      tokens.push(out.toString('base64url', begin, at))
+      k++
+    }
+    return tokens
   }
 
   return {
-    sealVehicles: (context, claims) => sealAll(context, VEHICLE, claims.map(encodeVehicle)),
+    sealVehicles(context, claims) {
+      const lengths = claims.map(vehicleLength)
+      const nonces = randomNonces(lengths.filter((l) => l !== undefined).length)
+      let k = 0
+      return sealAll(context, VEHICLE, lengths, (i, into, at) => {
+        for (let b = 0; b < NONCE; b++) into[at + b] = nonces[NONCE * k + b]
+        k++
+        writeVehicle(claims[i], into, at)
+      })
+    },
 
     sealJson(context, payload) {
       const plain = Buffer.from(JSON.stringify(payload), 'utf8')
-      return plain.length > MAX_JSON_BYTES ? undefined : sealAll(context, JSON_CLAIM, [plain])[0]
+      if (plain.length > MAX_JSON_BYTES) return undefined
+      return sealAll(context, JSON_CLAIM, [plain.length], (_, into, at) => into.set(plain, at))[0]
     },
 
     open(context, token) {
@@ -260,18 +346,32 @@ export function createCompactTokenCodec(tokens: TokenCipher): CompactTokenCodec 
       if (raw.length <= body) return undefined
       const key = byId.get(raw.toString('utf8', 2, headerLength))
       if (!key) return undefined
-      const iv = raw.subarray(headerLength, body)
-      const sealed = raw.subarray(body)
-      const counters = Buffer.allocUnsafe(Math.ceil(sealed.length / 16) * 16)
-      counterBlocks(iv, sealed.length, counters, 0)
+      const size = raw.length - body
+      const counters = Buffer.allocUnsafe(Math.ceil(size / 16) * 16)
+      counterBlocks(raw, headerLength, size, counters, 0)
       const stream = key.enc.update(counters)
-      const plain = Buffer.allocUnsafe(sealed.length)
-      for (let j = 0; j < sealed.length; j++) plain[j] = sealed[j] ^ stream[j]
-      const [expected] = cmacAll(key, [macMessage(contextBytes(context), raw.subarray(0, headerLength), plain)])
-      if (!timingSafeEqual(expected, iv)) return undefined
+      const ctx = contextBytes(context)
+      const prefix = 2 + ctx.length + headerLength
+      const message = Buffer.allocUnsafe(prefix + size)
+      message.writeUInt16BE(ctx.length, 0)
+      message.set(ctx, 2)
+      message.set(raw.subarray(0, headerLength), 2 + ctx.length)
+      for (let j = 0; j < size; j++) message[prefix + j] = raw[body + j] ^ stream[j]
+      const expected = Buffer.allocUnsafe(16)
+      cmacInto(key, message, [0], [message.length], expected)
+      if (!timingSafeEqual(expected, raw.subarray(headerLength, body))) return undefined
+      const plain = message.subarray(prefix)
       return format === VEHICLE ? decodeVehicle(plain) : decodeJson(plain)
     },
   }
+}
+
+/** `n` claims' random bytes, from the pool (at most 256 bytes a draw). */
+function randomNonces(n: number): Buffer {
+  if (NONCE * n <= 256) return randomChunk(NONCE * n)
+  const parts: Buffer[] = []
+  for (let left = n; left > 0; left -= 64) parts.push(randomChunk(NONCE * Math.min(64, left)))
+  return Buffer.concat(parts)
 }
 
 /**
