@@ -167,13 +167,8 @@ export function cmacAll(key: Key, messages: readonly Buffer[]): Buffer[] {
     at += m.length
   }
   const macs = Buffer.alloc(16 * messages.length)
-  cmacInto(
-    key,
-    Buffer.concat(messages),
-    starts,
-    messages.map((m) => m.length),
-    macs,
-  )
+  const lengths = messages.map((m) => m.length)
+  cmacInto(key, Buffer.concat(messages), starts, lengths, macs)
   return messages.map((_, i) => macs.subarray(16 * i, 16 * i + 16))
 }
 
@@ -283,13 +278,8 @@ export function createCompactTokenCodec(tokens: TokenCipher): CompactTokenCodec 
     }
     const macStarts = starts.map((s) => s - prefix)
     const ivs = Buffer.allocUnsafe(16 * n)
-    cmacInto(
-      sealing,
-      messages,
-      macStarts,
-      sizes.map((size) => prefix + size),
-      ivs,
-    )
+    const macLengths = sizes.map((size) => prefix + size)
+    cmacInto(sealing, messages, macStarts, macLengths, ivs)
     // Every token's keystream in one call.
     const counters = Buffer.allocUnsafe(blockBytes)
     for (let k = 0, at = 0; k < n; k++) at += counterBlocks(ivs, 16 * k, sizes[k], counters, at)
@@ -386,13 +376,16 @@ export function openingCompactTokens(
   sealJson = false,
 ): TokenCipher {
   if (!codec) return tokens
+  // Every other method (and any added to TokenCipher later) is the general cipher's own: its methods use no `this`.
   return {
-    seal: sealJson
-      ? (context, payload) => codec.sealJson(context, payload) ?? tokens.seal(context, payload)
-      : (context, payload) => tokens.seal(context, payload),
+    ...tokens,
+    ...(sealJson
+      ? {
+          seal: (context: string, payload: unknown) =>
+            codec.sealJson(context, payload) ?? tokens.seal(context, payload),
+        }
+      : {}),
     open: <T>(context: string, token: string) =>
       isCompactToken(token) ? (codec.open(context, token) as T | undefined) : tokens.open<T>(context, token),
-    deriveKey: (purpose) => tokens.deriveKey(purpose),
-    ...(tokens.deriveKeys ? { deriveKeys: (purpose: string) => tokens.deriveKeys!(purpose) } : {}),
   }
 }
