@@ -75,7 +75,11 @@ export type ServicesLogger = JobsLogger
  * handlers are handed over with `registerJobHandlers`, and the app (app.ts) turns the services into routes.
  */
 export function createServices(deps: ServicesDeps, log: ServicesLogger) {
-  const { config, store, kv, registry, tokens, clock } = deps
+  const { config, store, kv, registry, clock } = deps
+  // Every service opens tokens with the cipher that also knows the compact ones (vehicle tokens, micromobility
+  // cursors), so the token diagnosis recognises them wherever they are sent.
+  const vehicleTokens = createVehicleTokens(deps.tokens)
+  const tokens = vehicleTokens.cipher
   const tenantsRepo = createTenantsRepo(store.db)
   const keys = createKeyResolver({ repo: tenantsRepo, kv, clock })
   const tenants = createTenantService({
@@ -146,7 +150,6 @@ export function createServices(deps: ServicesDeps, log: ServicesLogger) {
     }),
   }
 
-  const vehicleTokens = createVehicleTokens(tokens)
   const vehicles = createMicromobilityVehicles({
     registry,
     callProvider,

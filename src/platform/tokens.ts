@@ -34,6 +34,11 @@ export interface TokenCipher {
    * Putting a new key first changes it.
    */
   deriveKey(purpose: string): Buffer
+  /**
+   * `deriveKey(purpose)` of every listed key with its id, the first (sealing) key first: for a token format of its own
+   * that, like `seal` and `open`, seals with the first key and opens with any listed one.
+   */
+  deriveKeys?(purpose: string): TokenKey[]
 }
 
 export interface TokenKey {
@@ -273,5 +278,10 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
         return undefined
       }
     },
+    deriveKeys: (purpose) =>
+      keys.map((k) => ({
+        id: k.id,
+        key: Buffer.from(hkdfSync('sha256', k.key, Buffer.alloc(0), `mas-derived-key|${purpose}`, 32)),
+      })),
   }
 }

@@ -39,8 +39,17 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
   const fleet = (caller: Caller, p: MicroProvider) =>
     deps.callProvider(caller, p, 'fleet', deps.timeoutMs, (c, ctx) => c.fleet(ctx), true)
 
+  /** Whether the vehicle gets a vehicleToken: search-only providers give deep links instead of a usable one. */
+  const tokenFor = (p: MicroProvider, v: ProviderMicroVehicle) => v.isAvailable && tripCapable(p)
+
   // Built by assignment in the answer's order (a literal of conditional spreads cost more than the rest of a page).
-  const present = (caller: Caller, p: MicroProvider, v: ProviderMicroVehicle, distance?: number): MicroVehicle => {
+  // `token` is the vehicle's token and its validity when it gets one (tokenFor).
+  const present = (
+    p: MicroProvider,
+    v: ProviderMicroVehicle,
+    distance: number | undefined,
+    token: { vehicleToken: string; tokenValidUntil: string } | undefined,
+  ): MicroVehicle => {
     const shown = {
       vehicleId: v.vehicleId,
       vehicle: { type: v.type, propulsionType: v.propulsionType, name: v.name },
@@ -50,16 +59,17 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
     if (v.batteryPercent !== undefined) shown.batteryPercent = v.batteryPercent
     shown.provider = { id: p.entry.id, name: p.entry.name }
     if (v.pricingPlan) shown.pricingPlan = v.pricingPlan
-    // Search-only providers give deep links instead of a usable token.
-    if (tripCapable(p) && v.isAvailable) {
-      const { vehicleToken, tokenValidUntil } = deps.vehicleTokens.issue(caller, p.entry.id, v.vehicleId)
-      shown.vehicleToken = vehicleToken
-      shown.tokenValidUntil = tokenValidUntil
+    if (token) {
+      shown.vehicleToken = token.vehicleToken
+      shown.tokenValidUntil = token.tokenValidUntil
     }
     if (distance !== undefined) shown.distanceFromSearch = Math.round(distance)
     if (v.deepLinks) shown.deepLinks = v.deepLinks
     return shown
   }
+  /** One vehicle with a fresh token (look-ups by QR code or id). */
+  const presentOne = (caller: Caller, p: MicroProvider, v: ProviderMicroVehicle) =>
+    present(p, v, undefined, tokenFor(p, v) ? deps.vehicleTokens.issue(caller, p.entry.id, v.vehicleId) : undefined)
 
   const providersOf = (caller: Caller, ids?: string[]) => {
     const all = eligibleProviders(deps.registry, caller, 'SEARCH', isMicromobilityConnector)
@@ -101,7 +111,8 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
         : undefined
       type Hit = { p: MicroProvider; v: ProviderMicroVehicle; d: number }
       const merged = await mergedPage<Hit>({
-        tokens: deps.tokens,
+        // Cursors in the compact format too (one per page; the general format's still open).
+        tokens: deps.vehicleTokens.cursorCipher,
         context: cursorContext(caller),
         cursor: request.cursor,
         params: [latitude, longitude, radius, request.vehicleTypes, request.providers, request.minBatteryPercent],
@@ -130,7 +141,16 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
         ),
       )
       if (!request.cursor) failIfNoProviderAnswered(merged.settled, outcomes)
-      const results = merged.items.map(({ p, v, d }) => present(caller, p, v, d))
+      // The page's tokens are sealed together (one call, one AES key schedule per key), for the vehicles shown only.
+      const tokened = merged.items.filter(({ p, v }) => tokenFor(p, v))
+      const { vehicleTokens, tokenValidUntil } = deps.vehicleTokens.issueAll(
+        caller,
+        tokened.map(({ p, v }) => [p.entry.id, v.vehicleId] as const),
+      )
+      let next = 0
+      const results = merged.items.map(({ p, v, d }) =>
+        present(p, v, d, tokenFor(p, v) ? { vehicleToken: vehicleTokens[next++], tokenValidUntil } : undefined),
+      )
       return {
         // Spec 2.1 names `results` among the list keys; the list is there only (a `vehicles` copy was dropped, issue 21).
         results,
@@ -142,7 +162,7 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
     async byQr(qrCode: string, caller: Caller): Promise<MicroVehicle> {
       const hit = await find(caller, (v) => v.qrCode === qrCode)
       if (!hit) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', qrCode })
-      return present(caller, hit.provider, hit.vehicle)
+      return presentOne(caller, hit.provider, hit.vehicle)
     },
 
     async byId(vehicleId: string, caller: Caller, vehicleToken?: string): Promise<MicroVehicle> {
@@ -156,7 +176,7 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
       }
       const hit = await find(caller, (v) => v.vehicleId === vehicleId)
       if (!hit) throw new ApiError('NOT_FOUND', undefined, { resource: 'vehicle', vehicleId })
-      return present(caller, hit.provider, hit.vehicle)
+      return presentOne(caller, hit.provider, hit.vehicle)
     },
 
     /** The vehicle behind a token, as its provider reports it now (for trips). */
