@@ -46,15 +46,19 @@ export interface TokenKey {
   key: Buffer
 }
 
+/*
+ * A token's first byte names its format. Taken: 1 (`seal`), 2 and 3 (micromobility's compact vehicle tokens and
+ * cursors, src/domain/micromobility/compact-tokens.ts, which this cipher does not open), 4 (`sealMany`).
+ */
 /** Version 1: AES-256-GCM, one cipher per token (`seal`). */
 const VERSION = 1
 /**
- * Version 2, tokens sealed together (`sealMany`): AES-256-CTR over all of them at once, each token its own stretch of
+ * Version 4, tokens sealed together (`sealMany`): AES-256-CTR over all of them at once, each token its own stretch of
  * the key stream (starting at a block of its own), then encrypt-then-MAC with HMAC-SHA256 (first 16 bytes) over the
  * context (with its length) and everything before the tag. Both keys are derived from the token key (HKDF-SHA256).
  * version | kid length | kid | iv (12) | first block (2) | ciphertext | tag (16)
  */
-const VERSION_PAGE = 2
+const VERSION_PAGE = 4
 /** Blocks of key stream one page of tokens may use (the first block of each token is written in 2 bytes). */
 const PAGE_BLOCKS = 0xffff
 const MAX_CACHED_CONTEXTS = 1024
@@ -85,7 +89,7 @@ export function loadOrCreateTokenKeys(configured: string | undefined, dataDir: s
   return parseTokenKeys(readFileSync(file, 'utf8').trim())
 }
 
-/** A key for one use of version 2 tokens, derived from a token key (HKDF-SHA256). */
+/** A key for one use of version 4 tokens, derived from a token key (HKDF-SHA256). */
 const subKey = (key: Buffer, use: 'enc' | 'mac') =>
   Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `mas-token-v2|${use}`, 32))
 

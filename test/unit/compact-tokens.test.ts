@@ -160,6 +160,18 @@ describe('compact tokens', () => {
     assert.ok(!isCompactToken(cursors.seal('c', 'x'.repeat(5000))))
   })
 
+  it("open beside the general cipher's page tokens (sealMany): the format bytes never collide", () => {
+    const opening = openingCompactTokens(cipher, codec)
+    const page = cipher.sealMany('offer|ten_1|live', [{ o: 1 }, { o: 2 }])
+    for (const [i, token] of page.entries()) {
+      assert.ok(!isCompactToken(token))
+      assert.deepEqual(opening.open('offer|ten_1|live', token), { o: i + 1 })
+    }
+    const [vehicle] = codec.sealVehicles(ctx, [{ p: 'sandbox-scoot', v: 'scoot-3', x: 1_764_037_300_000 }])
+    assert.equal(cipher.open(ctx, vehicle!), undefined)
+    assert.equal(opening.open<VehicleClaim>(ctx, vehicle!)?.v, 'scoot-3')
+  })
+
   it('differ for the same claim (a fresh token on every look-up)', () => {
     const [a, b] = codec.sealVehicles(ctx, [claim, claim])
     assert.notEqual(a, b)

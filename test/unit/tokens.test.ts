@@ -122,7 +122,7 @@ describe('token cipher', () => {
       .update(raw.subarray(0, raw.length - 16))
       .digest()
     assert.deepEqual(raw.subarray(raw.length - 16), mac.subarray(0, 16))
-    assert.deepEqual([raw[0], raw[1], raw.subarray(2, 4).toString()], [2, 2, 'k1'])
+    assert.deepEqual([raw[0], raw[1], raw.subarray(2, 4).toString()], [4, 2, 'k1'])
     const counter = Buffer.concat([raw.subarray(4, 16), Buffer.from([0, 0]), raw.subarray(16, 18)])
     assert.equal(counter.readUInt32BE(12), 1) // the first token, {"first":true}, took one block
     const plain = createDecipheriv('aes-256-ctr', derive('enc'), counter).update(raw.subarray(18, raw.length - 16))

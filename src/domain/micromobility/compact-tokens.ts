@@ -11,7 +11,7 @@ export interface VehicleClaim {
 
 /**
  * The compact token formats of micromobility search: vehicle tokens (format byte 2) and the search's cursors (format
- * byte 3, a JSON claim). The general tokens of src/platform/tokens.ts are format 1 and still open wherever these do.
+ * byte 3, a JSON claim). The general tokens of src/platform/tokens.ts are formats 1 and 4 and still open wherever these do.
  *
  * A search page seals a token per trip-capable vehicle it shows. The general format costs an AES-GCM cipher (a key
  * schedule and a GHASH set-up) and a random IV per token and carries a JSON claim; these are deterministic
