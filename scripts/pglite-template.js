@@ -1,6 +1,7 @@
 // The "prepare" script that `npm ci` and `npm install` run: makes the template of the embedded database (PGlite's
-// initdb once, into .cache/pglite-template) that a first `npm start` copies instead of running initdb itself, which
-// peaks at ~510 MiB RSS for seconds (src/store/pglite-database.ts). Plain JavaScript like src/start.js, so that an
+// initdb once, into .cache/pglite-template) that a first `npm start` copies, and that every database in memory (the
+// tests) starts from, instead of running initdb, which peaks at ~510 MiB RSS for seconds
+// (src/store/pglite-database.ts, src/store/pglite-memory.ts). Plain JavaScript like src/start.js, so that an
 // install on an older Node (e.g. without the "node" devDependency) is not failed by a .ts file. Never fails the
 // install: without a template, a first start runs initdb as before.
 const major = Number(process.versions.node.split('.')[0])

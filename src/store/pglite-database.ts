@@ -106,7 +106,7 @@ export const pgliteDatabaseExists = (dataDir: string): boolean => existsSync(joi
  * 128 MiB copy it restores before each step, the new cluster in memory and its tar), more than a start may take. A
  * first start copies this directory instead (files only, no PostgreSQL running). Kept beside the PGlite version and
  * initdb options it was made with; made by another (an upgrade without a new install) it is not used, and initdb
- * runs as before. Git ignores `.cache/`.
+ * runs as before. Git ignores `.cache/`. A database in memory (tests) starts from its files too (pglite-memory.ts).
  */
 export const DATABASE_TEMPLATE_DIR = fileURLToPath(new URL('../../.cache/pglite-template', import.meta.url))
 

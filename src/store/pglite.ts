@@ -5,17 +5,22 @@ import { migrate } from './migrate.ts'
 import { pgliteDrizzle as drizzle } from './orm.ts'
 import {
   copyDatabaseTemplate,
+  DATABASE_TEMPLATE_DIR,
   keepWasmOnBaselineCompiler,
   lockDataDir,
   PGLITE_OPTIONS,
   pgliteDatabaseExists,
 } from './pglite-database.ts'
+import { openInMemory } from './pglite-memory.ts'
 import * as schema from './schema.ts'
 
 export { lockDataDir } from './pglite-database.ts'
 
-/** Embedded PostgreSQL (WASM) in `dataDir`, or in memory when `dataDir` is undefined (tests). */
-export async function openPglite(dataDir: string | undefined): Promise<Store> {
+/**
+ * Embedded PostgreSQL (WASM) in `dataDir`, or in memory when `dataDir` is undefined (tests). Either starts from a copy
+ * of the install's database template when there is a usable one (`template`, tests name another), else runs initdb.
+ */
+export async function openPglite(dataDir: string | undefined, template = DATABASE_TEMPLATE_DIR): Promise<Store> {
   let release = () => {}
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true })
@@ -23,11 +28,15 @@ export async function openPglite(dataDir: string | undefined): Promise<Store> {
   }
   let client: PGlite | undefined
   try {
-    // A new data directory gets a copy of the install's template when there is one (no initdb in this process).
-    if (dataDir && !pgliteDatabaseExists(dataDir)) copyDatabaseTemplate(dataDir)
-    keepWasmOnBaselineCompiler()
-    client = dataDir ? new PGlite(dataDir, PGLITE_OPTIONS) : new PGlite(PGLITE_OPTIONS)
-    await client.waitReady
+    if (dataDir) {
+      // A new data directory gets a copy of the install's template when there is one (no initdb in this process).
+      if (!pgliteDatabaseExists(dataDir)) copyDatabaseTemplate(dataDir, template)
+      keepWasmOnBaselineCompiler()
+      client = new PGlite(dataDir, PGLITE_OPTIONS)
+      await client.waitReady
+    } else {
+      client = await openInMemory(template)
+    }
     const opened = client
     const db = drizzle({ client: opened, schema }) as unknown as Db
     const store: Store = {

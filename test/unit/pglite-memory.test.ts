@@ -5,12 +5,19 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { openPglite } from '../../src/store/pglite.ts'
-import { createInOwnProcess, pgliteDatabaseExists } from '../../src/store/pglite-database.ts'
+import { createInOwnProcess, DATABASE_TEMPLATE_DIR, pgliteDatabaseExists } from '../../src/store/pglite-database.ts'
 
 const sharedBuffers = async (store: Awaited<ReturnType<typeof openPglite>>) => {
   const result = (await store.db.execute(sql`select current_setting('shared_buffers') as value`)) as unknown as {
     rows: { value: string }[]
   }
+  return result.rows[0]?.value
+}
+
+const configured = async (store: Awaited<ReturnType<typeof openPglite>>) => {
+  const result = (await store.db.execute(
+    sql`select setting as value from pg_file_settings where name = 'shared_buffers' and applied`,
+  )) as unknown as { rows: { value: string }[] }
   return result.rows[0]?.value
 }
 
@@ -59,12 +66,22 @@ describe('the embedded database holds little memory', () => {
     }
   })
 
-  it('in memory too (tests)', async () => {
-    const store = await openPglite(undefined)
+  it('in memory too (tests), from the install template or, without one, from initdb', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-pglite-'))
     try {
-      assert.equal(await sharedBuffers(store), '16MB')
+      // The install's template when npm ci made one (pglite-memory-template.test.ts builds its own), and none.
+      for (const template of [DATABASE_TEMPLATE_DIR, join(dir, 'no-template')]) {
+        const store = await openPglite(undefined, template)
+        try {
+          assert.equal(await sharedBuffers(store), '16MB')
+          // Written into the database's own postgresql.conf too, not only given at start.
+          assert.equal(await configured(store), '16MB')
+        } finally {
+          await store.close()
+        }
+      }
     } finally {
-      await store.close()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })
