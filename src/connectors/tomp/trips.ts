@@ -84,14 +84,9 @@ export function tompTrips(deps: TripsDeps): NonNullable<MicromobilityConnector['
     ...(query ? { query } : {}),
   })
 
-  /**
-   * The vehicle as the operator lists it now. Available-assets leaves out the vehicles in use, so one missing is taken
-   * (another rider started it since the token was issued, perhaps on another instance), not unknown: the answer a
-   * taken vehicle gets (OFFER_EXPIRED), not NOT_FOUND, which the service keeps for a vehicle token it cannot read.
-   */
   async function vehicleFor(vehicleId: string, ctx: CallContext): Promise<ProviderMicroVehicle> {
     const vehicle = (await deps.fleet.get(ctx.signal)).vehicles.find((v) => v.vehicleId === vehicleId)
-    if (!vehicle) throw vehicleNotAvailable('The operator no longer lists this vehicle')
+    if (!vehicle) throw new ApiError('NOT_FOUND', `No vehicle ${vehicleId} at this provider`)
     return vehicle
   }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { vehicleNotAvailable } from '../../connectors/refusals.ts'
 import { ApiError } from '../../contract/errors.ts'
 import type { Trip, TripAction, TripRequest } from '../../contract/micromobility.ts'
 import { detail } from '../../platform/i18n/texts.ts'
@@ -20,6 +21,16 @@ import { minutesOf, priceBreakdown, type TripDetails } from './trip-view.ts'
 /** How long a vehicle action waits for the vehicle's answer before it answers 202 with the command queued. */
 const ACTION_WAIT_MS = 2000
 const ACTION_POLL_MS = 20
+
+/**
+ * A provider that does not know a vehicle whose token we issued (so it listed it moments ago) had it taken since:
+ * another rider started it, perhaps through another instance, and a list of available vehicles (TOMP's
+ * available-assets) leaves out those in use. The rider is told what every loser of that race is told.
+ */
+const takenIfGone = (error: unknown): never => {
+  if (error instanceof ApiError && error.code === 'NOT_FOUND') throw vehicleNotAvailable()
+  throw error
+}
 
 /** The trip state machine of spec 3.1 over stored trips, with provider commands through the connector. */
 export function createMicromobilityTrips(deps: TripsDeps) {
@@ -69,7 +80,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
     if (action === 'RESERVE') {
       const { reference } = await call(caller, p, 'reserve', (_c, ctx) =>
         trips.reserve(vehicle.vehicleId, rider(request), ctx),
-      )
+      ).catch(takenIfGone)
       const reservedUntil = new Date(now.getTime() + caller.tenant.reservationWindowSeconds * 1000)
       const row = await insertTrip(
         caller,
@@ -99,7 +110,7 @@ export function createMicromobilityTrips(deps: TripsDeps) {
     }
     const started = await call(caller, p, 'start', (_c, ctx) =>
       trips.start(vehicle.vehicleId, undefined, rider(request), ctx),
-    )
+    ).catch(takenIfGone)
     const row = await insertTrip(
       caller,
       p,
