@@ -267,7 +267,10 @@ describe('data retention NONE', { skip: skipReason }, () => {
       assert.equal(read.body.data.bookingId, ref)
     }
     assert.equal((await h.api('GET', `/cars/bookings/${ref}`, other.secret)).status, 404)
-    assert.equal((await h.api('GET', `/cars/bookings/${ref.slice(0, -2)}xx`, none.secret)).status, 404)
+    // One character inside the tag changed (never one the reference already has, nor only the last one's spare bits).
+    const at = ref.length - 5
+    const tampered = `${ref.slice(0, at)}${ref[at] === 'A' ? 'B' : 'A'}${ref.slice(at + 1)}`
+    assert.equal((await h.api('GET', `/cars/bookings/${tampered}`, none.secret)).status, 404)
     const list = await h.api('GET', '/bookings', none.secret)
     assert.equal(list.status, 403)
     assert.equal(list.body.error.code, 'DATA_RETENTION_NONE')
