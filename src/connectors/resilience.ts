@@ -112,30 +112,6 @@ const outcomeOf = (error: unknown): string => {
  */
 export function createResilience(options: ResilienceOptions) {
   const { metrics } = options
-  // The metric children of each provider and operation, looked up once: labelling by object hashes the labels on
-  // every call (20 calls per car search showed in its profile). As many as providers × operations.
-  type Children = {
-    latency: ReturnType<Metrics['providerLatency']['labels']>
-    calls: Map<string, ReturnType<Metrics['providerCalls']['labels']>>
-  }
-  const children = new Map<string, Children>()
-  const childrenOf = (provider: string, operation: string): Children => {
-    const id = `${provider}\u0000${operation}`
-    let found = children.get(id)
-    if (!found) {
-      found = { latency: metrics.providerLatency.labels(provider, operation), calls: new Map() }
-      children.set(id, found)
-    }
-    return found
-  }
-  const countCall = (own: Children, provider: string, operation: string, outcome: string) => {
-    let counter = own.calls.get(outcome)
-    if (!counter) {
-      counter = metrics.providerCalls.labels(provider, operation, outcome)
-      own.calls.set(outcome, counter)
-    }
-    counter.inc()
-  }
   const perProvider = new Map<string, { breaker: Breaker; bulkhead: Bulkhead }>()
   const policies = (provider: string) => {
     let p = perProvider.get(provider)
@@ -178,7 +154,8 @@ export function createResilience(options: ResilienceOptions) {
       )
     }
     const run = opts.staged ? limiter.execute(() => fn(signal)) : opts.idempotent ? attempt().catch(again) : attempt()
-    const own = childrenOf(opts.provider, opts.operation)
+    // Both provider metrics, counted in plain numbers (read at scrape time): no label hashing per call.
+    const own = metrics.providerCall(opts.provider, opts.operation)
     // One promise for the answer or the deadline, whichever comes first; the caller never waits past the deadline.
     return new Promise<T>((resolve, reject) => {
       let done = false
@@ -186,13 +163,12 @@ export function createResilience(options: ResilienceOptions) {
         done = true
         clearTimeout(timer)
         outer?.removeEventListener('abort', onAbort)
-        own.latency.observe((performance.now() - started) / 1000)
       }
       const fail = (raw: unknown) => {
         if (done) return
         finish()
         const error = toProviderError(raw, opts)
-        countCall(own, opts.provider, opts.operation, outcomeOf(error))
+        own.observe(outcomeOf(error), (performance.now() - started) / 1000)
         reject(error)
       }
       const timer = setTimeout(
@@ -205,7 +181,7 @@ export function createResilience(options: ResilienceOptions) {
       run.then((value) => {
         if (done) return
         finish()
-        countCall(own, opts.provider, opts.operation, 'ok')
+        own.observe('ok', (performance.now() - started) / 1000)
         resolve(value)
       }, fail)
     })
