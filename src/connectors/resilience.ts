@@ -136,6 +136,14 @@ export function createResilience(options: ResilienceOptions) {
         })
       : undefined
 
+  /** Whether a failed read is asked again (after FIRST_BACKOFF_MS, then by the retry policy). */
+  const retried = (opts: CallOptions, signal: AbortSignal, error: unknown) =>
+    opts.idempotent === true && retries >= 1 && !signal.aborted && isProviderFault(error)
+  const again = <T>(attempt: () => Promise<T>, signal: AbortSignal): Promise<T> =>
+    later(undefined, FIRST_BACKOFF_MS, signal).then(() =>
+      retryReads ? retryReads.execute(attempt, signal) : attempt(),
+    )
+
   function call<T>(opts: CallOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const started = performance.now()
     const controller = new AbortController()
@@ -147,13 +155,9 @@ export function createResilience(options: ResilienceOptions) {
     const onAbort = outer && (() => controller.abort(outer.reason))
     if (onAbort) outer.addEventListener('abort', onAbort, { once: true })
     const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
+    // Through the breaker and the bulkhead's own execute(): made only when a call needs them (a breaker not closed,
+    // a full bulkhead, a retry), not for each call.
     const attempt = () => breaker.execute(() => limiter.execute(() => fn(signal)))
-    /** Whether a failed read is asked again (after FIRST_BACKOFF_MS, then by the retry policy). */
-    const retried = (error: unknown) => opts.idempotent && retries >= 1 && !signal.aborted && isProviderFault(error)
-    const again = (): Promise<T> =>
-      later(undefined, FIRST_BACKOFF_MS, signal).then(() =>
-        retryReads ? retryReads.execute(attempt, signal) : attempt(),
-      )
     // Both provider metrics, counted in plain numbers (read at scrape time): no label hashing per call.
     const own = metrics.providerCall(opts.provider, opts.operation)
     // One promise for the answer or the deadline, whichever comes first; the caller never waits past the deadline.
@@ -204,7 +208,7 @@ export function createResilience(options: ResilienceOptions) {
             limiter.release()
             if (!guarded) return fail(error)
             breaker.failed(error)
-            if (retried(error)) again().then(succeed, fail)
+            if (retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
             else fail(error)
           },
         )
@@ -212,7 +216,7 @@ export function createResilience(options: ResilienceOptions) {
       }
       const run = guarded ? attempt() : limiter.execute(() => fn(signal))
       run.then(succeed, (error: unknown) => {
-        if (guarded && retried(error)) again().then(succeed, fail)
+        if (guarded && retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
         else fail(error)
       })
     })
