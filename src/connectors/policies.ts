@@ -1,5 +1,4 @@
 import { BrokenCircuitError, BulkheadRejectedError, CircuitState } from 'cockatiel'
-import { isProviderFault } from './resilience.ts'
 
 /** `fn()`, a synchronous throw included, as a promise. */
 function settle<T>(fn: () => Promise<T>): Promise<T> {
@@ -25,8 +24,11 @@ export class Breaker {
 
   private readonly threshold: number
   private readonly halfOpenAfterMs: number
+  /** Whether a failure counts towards opening (resilience.ts: isProviderFault). */
+  private readonly isFault: (error: unknown) => boolean
 
-  constructor(threshold: number, halfOpenAfterMs: number) {
+  constructor(threshold: number, halfOpenAfterMs: number, isFault: (error: unknown) => boolean) {
+    this.isFault = isFault
     this.threshold = threshold
     this.halfOpenAfterMs = halfOpenAfterMs
   }
@@ -38,7 +40,7 @@ export class Breaker {
 
   /** A call made while closed failed: a fault counts towards opening. */
   failed(error: unknown) {
-    if (isProviderFault(error) && ++this.failures >= this.threshold) this.open()
+    if (this.isFault(error) && ++this.failures >= this.threshold) this.open()
   }
 
   execute<T>(fn: () => Promise<T>): Promise<T> {
@@ -66,7 +68,7 @@ export class Breaker {
         return value
       },
       (error: unknown) => {
-        if (isProviderFault(error)) {
+        if (this.isFault(error)) {
           this.failures++
           this.open()
         } else this.close()

@@ -118,7 +118,7 @@ export function createResilience(options: ResilienceOptions) {
     let p = perProvider.get(provider)
     if (!p) {
       p = {
-        breaker: new Breaker(options.breakerThreshold ?? 5, options.halfOpenAfterMs ?? 10_000),
+        breaker: new Breaker(options.breakerThreshold ?? 5, options.halfOpenAfterMs ?? 10_000, isProviderFault),
         bulkhead: new Bulkhead(options.concurrency ?? 256, options.queue ?? 1024),
       }
       perProvider.set(provider, p)
