@@ -8,6 +8,7 @@ import {
 } from 'cockatiel'
 import { ApiError, type ErrorCode } from '../contract/errors.ts'
 import type { Metrics } from '../platform/metrics.ts'
+import { Breaker, Bulkhead } from './policies.ts'
 
 export interface CallOptions {
   provider: string
@@ -112,36 +113,12 @@ const outcomeOf = (error: unknown): string => {
  */
 export function createResilience(options: ResilienceOptions) {
   const { metrics } = options
-  // The metric children of each provider and operation, looked up once: labelling by object hashes the labels on
-  // every call (20 calls per car search showed in its profile). As many as providers × operations.
-  type Children = {
-    latency: ReturnType<Metrics['providerLatency']['labels']>
-    calls: Map<string, ReturnType<Metrics['providerCalls']['labels']>>
-  }
-  const children = new Map<string, Children>()
-  const childrenOf = (provider: string, operation: string): Children => {
-    const id = `${provider}\u0000${operation}`
-    let found = children.get(id)
-    if (!found) {
-      found = { latency: metrics.providerLatency.labels(provider, operation), calls: new Map() }
-      children.set(id, found)
-    }
-    return found
-  }
-  const countCall = (own: Children, provider: string, operation: string, outcome: string) => {
-    let counter = own.calls.get(outcome)
-    if (!counter) {
-      counter = metrics.providerCalls.labels(provider, operation, outcome)
-      own.calls.set(outcome, counter)
-    }
-    counter.inc()
-  }
   const perProvider = new Map<string, { breaker: Breaker; bulkhead: Bulkhead }>()
   const policies = (provider: string) => {
     let p = perProvider.get(provider)
     if (!p) {
       p = {
-        breaker: new Breaker(options.breakerThreshold ?? 5, options.halfOpenAfterMs ?? 10_000),
+        breaker: new Breaker(options.breakerThreshold ?? 5, options.halfOpenAfterMs ?? 10_000, isProviderFault),
         bulkhead: new Bulkhead(options.concurrency ?? 256, options.queue ?? 1024),
       }
       perProvider.set(provider, p)
@@ -159,41 +136,50 @@ export function createResilience(options: ResilienceOptions) {
         })
       : undefined
 
+  /** Whether a failed read is asked again (after FIRST_BACKOFF_MS, then by the retry policy). */
+  const retried = (opts: CallOptions, signal: AbortSignal, error: unknown) =>
+    opts.idempotent === true && retries >= 1 && !signal.aborted && isProviderFault(error)
+  const again = <T>(attempt: () => Promise<T>, signal: AbortSignal): Promise<T> =>
+    later(undefined, FIRST_BACKOFF_MS, signal).then(() =>
+      retryReads ? retryReads.execute(attempt, signal) : attempt(),
+    )
+
   function call<T>(opts: CallOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const started = performance.now()
     const controller = new AbortController()
     const { signal } = controller
-    const onAbort = () => controller.abort(opts.signal?.reason)
     // A signal aborted already never fires again: a listener on it would only sit there. Every POST shares one such
     // signal (src/http/caller.ts), and EventTarget looks through its listeners on each add, so 20 calls per car search
     // at 100 searches in flight made the adds quadratic (17 % of the car-search profile).
     const outer = opts.signal?.aborted ? undefined : opts.signal
-    outer?.addEventListener('abort', onAbort, { once: true })
+    const onAbort = outer && (() => controller.abort(outer.reason))
+    if (onAbort) outer.addEventListener('abort', onAbort, { once: true })
     const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
+    // Through the breaker and the bulkhead's own execute(): made only when a call needs them (a breaker not closed,
+    // a full bulkhead, a retry), not for each call.
     const attempt = () => breaker.execute(() => limiter.execute(() => fn(signal)))
-    const again = (error: unknown): Promise<T> => {
-      if (retries < 1 || signal.aborted || !isProviderFault(error)) throw error
-      return later(undefined, FIRST_BACKOFF_MS, signal).then(() =>
-        retryReads ? retryReads.execute(attempt, signal) : attempt(),
-      )
-    }
-    const run = opts.staged ? limiter.execute(() => fn(signal)) : opts.idempotent ? attempt().catch(again) : attempt()
-    const own = childrenOf(opts.provider, opts.operation)
+    // Both provider metrics, counted in plain numbers (read at scrape time): no label hashing per call.
+    const own = metrics.providerCall(opts.provider, opts.operation)
     // One promise for the answer or the deadline, whichever comes first; the caller never waits past the deadline.
     return new Promise<T>((resolve, reject) => {
       let done = false
       const finish = () => {
         done = true
         clearTimeout(timer)
-        outer?.removeEventListener('abort', onAbort)
-        own.latency.observe((performance.now() - started) / 1000)
+        if (onAbort) outer?.removeEventListener('abort', onAbort)
       }
       const fail = (raw: unknown) => {
         if (done) return
         finish()
         const error = toProviderError(raw, opts)
-        countCall(own, opts.provider, opts.operation, outcomeOf(error))
+        own.observe(outcomeOf(error), (performance.now() - started) / 1000)
         reject(error)
+      }
+      const succeed = (value: T) => {
+        if (done) return
+        finish()
+        own.observe('ok', (performance.now() - started) / 1000)
+        resolve(value)
       }
       const timer = setTimeout(
         () => {
@@ -202,12 +188,37 @@ export function createResilience(options: ResilienceOptions) {
         },
         Math.max(0, opts.deadline - Date.now()),
       )
-      run.then((value) => {
-        if (done) return
-        finish()
-        countCall(own, opts.provider, opts.operation, 'ok')
-        resolve(value)
-      }, fail)
+      const guarded = !opts.staged
+      if ((!guarded || breaker.state === CircuitState.Closed) && limiter.enter()) {
+        // The common case (breaker closed, a free slot): the breaker's and the bulkhead's bookkeeping in this one
+        // pair of handlers, as their own execute() would do it, instead of a promise and handlers of each per call.
+        let answer: Promise<T>
+        try {
+          answer = fn(signal)
+        } catch (error) {
+          answer = Promise.reject(error)
+        }
+        answer.then(
+          (value) => {
+            limiter.release()
+            if (guarded) breaker.succeeded()
+            succeed(value)
+          },
+          (error: unknown) => {
+            limiter.release()
+            if (!guarded) return fail(error)
+            breaker.failed(error)
+            if (retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
+            else fail(error)
+          },
+        )
+        return
+      }
+      const run = guarded ? attempt() : limiter.execute(() => fn(signal))
+      run.then(succeed, (error: unknown) => {
+        if (guarded && retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
+        else fail(error)
+      })
     })
   }
 
@@ -215,143 +226,6 @@ export function createResilience(options: ResilienceOptions) {
   const breakerStates = () => [...perProvider].map(([key, p]) => ({ key, state: p.breaker.state }))
 
   return { call, breakerStates }
-}
-
-/** `fn()`, a synchronous throw included, as a promise. */
-function settle<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return fn()
-  } catch (error) {
-    return Promise.reject(error)
-  }
-}
-
-/**
- * A circuit breaker that behaves as cockatiel's (ConsecutiveBreaker, a constant half-open delay, faults counted by
- * isProviderFault), on plain promises: cockatiel's three async layers were ~4 µs of every provider call (20 per car
- * search). Closed: consecutive faults open it (a success resets the count; a refusal leaves it). Open: calls fail with
- * BrokenCircuitError until the delay has passed; then one call tests the provider (half-open) while the others wait
- * for its outcome: a success closes the breaker, a fault opens it again, a refusal closes it.
- */
-class Breaker {
-  state: CircuitState = CircuitState.Closed
-  private failures = 0
-  private openedAt = 0
-  private test: Promise<unknown> | undefined
-
-  private readonly threshold: number
-  private readonly halfOpenAfterMs: number
-
-  constructor(threshold: number, halfOpenAfterMs: number) {
-    this.threshold = threshold
-    this.halfOpenAfterMs = halfOpenAfterMs
-  }
-
-  execute<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.state === CircuitState.Closed) {
-      return settle(fn).then(
-        (value) => {
-          this.failures = 0
-          return value
-        },
-        (error: unknown) => {
-          if (isProviderFault(error) && ++this.failures >= this.threshold) this.open()
-          throw error
-        },
-      )
-    }
-    if (this.state === CircuitState.HalfOpen) {
-      return this.test!.catch(() => undefined).then(() => this.execute(fn))
-    }
-    if (Date.now() - this.openedAt < this.halfOpenAfterMs) return Promise.reject(new BrokenCircuitError())
-    this.state = CircuitState.HalfOpen
-    const test = settle(fn).then(
-      (value) => {
-        this.failures = 0
-        this.close()
-        return value
-      },
-      (error: unknown) => {
-        if (isProviderFault(error)) {
-          this.failures++
-          this.open()
-        } else this.close()
-        throw error
-      },
-    )
-    this.test = test
-    return test
-  }
-
-  private open() {
-    if (this.state === CircuitState.Open) return
-    this.state = CircuitState.Open
-    this.openedAt = Date.now()
-    this.test = undefined
-  }
-
-  private close() {
-    if (this.state !== CircuitState.HalfOpen) return
-    this.state = CircuitState.Closed
-    this.test = undefined
-  }
-}
-
-/**
- * Concurrent calls per provider, as cockatiel's bulkhead: up to `capacity` run, up to `queueCapacity` wait (first
- * come, first run), more fail with BulkheadRejectedError.
- */
-class Bulkhead {
-  private active = 0
-  private readonly queue: {
-    fn: () => Promise<unknown>
-    resolve(value: unknown): void
-    reject(error: unknown): void
-  }[] = []
-
-  private readonly capacity: number
-  private readonly queueCapacity: number
-
-  constructor(capacity: number, queueCapacity: number) {
-    this.capacity = capacity
-    this.queueCapacity = queueCapacity
-  }
-
-  execute<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active < this.capacity) {
-      this.active++
-      // Not `finally`: it makes two more promises per call.
-      return settle(fn).then(
-        (value) => {
-          this.release()
-          return value
-        },
-        (error: unknown) => {
-          this.release()
-          throw error
-        },
-      )
-    }
-    if (this.queue.length < this.queueCapacity) {
-      return new Promise<T>((resolve, reject) => {
-        this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
-      })
-    }
-    return Promise.reject(new BulkheadRejectedError(this.capacity, this.queueCapacity))
-  }
-
-  private release() {
-    this.active--
-    this.dequeue()
-  }
-
-  private dequeue() {
-    const item = this.queue.shift()
-    if (!item) return
-    Promise.resolve()
-      .then(() => this.execute(item.fn))
-      .then(item.resolve, item.reject)
-  }
 }
 
 /** `value` after `ms`, unless the signal aborts first (a backoff pause, a delayed answer). */

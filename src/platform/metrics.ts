@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { providerTally } from './provider-tally.ts'
 import { requestTally } from './request-tally.ts'
 
 /** 0 closed, 1 half-open, 2 open (`provider_circuit_state`). */
@@ -18,12 +19,14 @@ export interface MetricSources {
 const JOBS_QUERY_TIMEOUT_MS = 1000
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25]
+const PROVIDER_LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20]
 
 /** One registry per app (no global state), so tests and several apps in one process stay apart. */
 export function createMetrics() {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const tally = requestTally(LATENCY_BUCKETS)
+  const providers = providerTally(PROVIDER_LATENCY_BUCKETS)
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by route, method and status',
@@ -151,14 +154,22 @@ export function createMetrics() {
       help: 'Calls to providers by provider, operation and outcome (ok, refused, error, timeout, open, rejected)',
       labelNames: ['provider', 'operation', 'outcome'] as const,
       registers: [registry],
+      collect() {
+        providers.flushCounts(this)
+      },
     }),
     providerLatency: new Histogram({
       name: 'provider_call_duration_seconds',
       help: 'Latency of provider calls',
       labelNames: ['provider', 'operation'] as const,
-      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+      buckets: PROVIDER_LATENCY_BUCKETS,
       registers: [registry],
+      collect() {
+        providers.writeLatency(this)
+      },
     }),
+    /** Where provider calls are counted (both provider metrics): one tally per provider and operation. */
+    providerCall: providers.of,
   }
 }
 

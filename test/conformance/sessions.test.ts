@@ -172,6 +172,29 @@ describe('search session store: memory specifics', () => {
     await store.close()
   })
 
+  it('estimates a session the same whether it holds the shared list itself or a copy of it', async () => {
+    const offers = Array.from({ length: 300 }, (_, i) => Object.freeze({ id: i, text: `offer ${i}`, list: [i, 2] }))
+    const value = (list: object[]) => ({
+      h: 'x'.repeat(40),
+      pool: { offers: list, ids: offers.map((_, i) => `p${i}`) },
+    })
+    const byList = memorySessions({ maxEntries: 10, maxBytes: 1024 * 1024 * 1024 })
+    const byCopy = memorySessions({ maxEntries: 10, maxBytes: 1024 * 1024 * 1024 })
+    await byList.put('t', 's', value(offers), 30 * MINUTE, offers)
+    await byCopy.put('t', 's', value([...offers]), 30 * MINUTE, offers)
+    // Two scopes holding the same objects count them once; a second session of a scope adds only its own part.
+    await byList.put('u', 's', value(offers), 30 * MINUTE, offers)
+    await byCopy.put('u', 's', value([...offers]), 30 * MINUTE, offers)
+    await byList.put('u', 's2', value(offers), 30 * MINUTE, offers)
+    await byCopy.put('u', 's2', value([...offers]), 30 * MINUTE, offers)
+    assert.deepEqual(await byList.stats(), await byCopy.stats())
+    const oneList = estimateBytes(offers)
+    const { bytes } = await byList.stats()
+    assert.ok(bytes > oneList && bytes < 2 * oneList, `${bytes} bytes for three sessions over one list of ${oneList}`)
+    await byList.close()
+    await byCopy.close()
+  })
+
   it('estimates no less than the heap that distinct sessions really take', async () => {
     const build = (n: number) =>
       Array.from({ length: 50 }, (_, i) => ({

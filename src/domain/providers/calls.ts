@@ -1,5 +1,5 @@
 import type { Registry } from '../../connectors/registry.ts'
-import { later, type Resilience } from '../../connectors/resilience.ts'
+import { type CallOptions, later, type Resilience } from '../../connectors/resilience.ts'
 import type { CallContext, Connector, Provider, Scenario } from '../../connectors/types/common.ts'
 import type { Environment } from '../../contract/access.ts'
 import { ApiError } from '../../contract/errors.ts'
@@ -69,47 +69,81 @@ export function createProviderCaller(resilience: Resilience, tracing?: Tracing) 
     idempotent = false,
   ): Promise<T> {
     const id = provider.entry.id
-    // Without a target, provider-timeout and provider-error reach every provider, whatever its connector.
-    const aimed = (name: string) => caller.scenarios.some((s) => s.name === name && (!s.target || s.target === id))
-    const timesOut = aimed('provider-timeout')
-    const fails = aimed('provider-error')
-    const slow = aimed('provider-slow')
+    const scenarios = caller.scenarios
+    // Without a target, provider-timeout and provider-error reach every provider, whatever its connector. Most calls
+    // have no scenario: they skip the look-ups (and their closures).
+    let timesOut = false
+    let fails = false
+    let slow = false
     // Failures a test asked for never count against a breaker (not even one of their own: another request of any
     // tenant would then see SERVICE_UNAVAILABLE instead of the error its scenario asked for) and are not retried.
-    const staged = caller.scenarios.some((s) => !s.target || s.target === id)
-    const breakerKey = `${id}|${caller.environment}`
-    const deadline = Date.now() + (timesOut ? Math.min(budgetMs, SCENARIO_TIMEOUT_MS) : budgetMs)
-    const call = () =>
-      resilience
-        .call({ provider: id, operation, deadline, idempotent, signal: caller.signal, breakerKey, staged }, (signal) =>
-          // A provider provider-error or provider-timeout aims at fails here, whatever its connector (GBFS and GTFS
-          // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
-          fails
-            ? Promise.reject(
-                new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {
-                  reason: 'SCENARIO',
-                  operation,
-                }),
+    let staged = false
+    for (const s of scenarios) {
+      if (s.target && s.target !== id) continue
+      staged = true
+      if (s.name === 'provider-timeout') timesOut = true
+      else if (s.name === 'provider-error') fails = true
+      else if (s.name === 'provider-slow') slow = true
+    }
+    const options: CallOptions = {
+      provider: id,
+      operation,
+      deadline: Date.now() + (timesOut ? Math.min(budgetMs, SCENARIO_TIMEOUT_MS) : budgetMs),
+      idempotent,
+      signal: caller.signal,
+      breakerKey: breakerKeyOf(id, caller.environment),
+      staged,
+    }
+    const connector = provider.connector
+    const attempt = (signal: AbortSignal): Promise<T> =>
+      // A provider provider-error or provider-timeout aims at fails here, whatever its connector (GBFS and GTFS
+      // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
+      fails
+        ? Promise.reject(
+            new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {
+              reason: 'SCENARIO',
+              operation,
+            }),
+          )
+        : timesOut
+          ? never(signal)
+          : slow
+            ? fn(connector, contextOf(caller, signal)).then(
+                (answer) => later(answer, SCENARIO_SLOW_MS, signal),
+                passOutage,
               )
-            : timesOut
-              ? never(signal)
-              : fn(provider.connector, {
-                  signal,
-                  now: caller.now,
-                  language: caller.language,
-                  tenantId: caller.tenant.id,
-                  environment: caller.environment,
-                  scenarios: caller.scenarios,
-                })
-                  .then((answer) => (slow ? later(answer, SCENARIO_SLOW_MS, signal) : answer))
-                  .catch(passOutage),
-        )
-        .then(unwrapOutage)
+            : fn(connector, contextOf(caller, signal)).catch(passOutage)
+    const call = () => resilience.call(options, attempt).then(unwrapOutage)
     // The connector's own calls (HTTP, Redis) become children of the provider call's span.
     return tracing
       ? tracing.trace(`provider ${id} ${operation}`, { 'provider.id': id, 'provider.operation': operation }, call)
       : call()
   }
+}
+
+const contextOf = (caller: Caller, signal: AbortSignal): CallContext => ({
+  signal,
+  now: caller.now,
+  language: caller.language,
+  tenantId: caller.tenant.id,
+  environment: caller.environment,
+  scenarios: caller.scenarios,
+})
+
+/** `<provider>|<environment>`, the key of a provider's breaker and bulkhead: one string per pair, not one per call. */
+const breakerKeys = new Map<string, Map<string, string>>()
+function breakerKeyOf(id: string, environment: string): string {
+  let byEnvironment = breakerKeys.get(id)
+  if (byEnvironment === undefined) {
+    byEnvironment = new Map()
+    breakerKeys.set(id, byEnvironment)
+  }
+  let key = byEnvironment.get(environment)
+  if (key === undefined) {
+    key = `${id}|${environment}`
+    byEnvironment.set(environment, key)
+  }
+  return key
 }
 
 /**

@@ -59,24 +59,44 @@ function sharedSize(o: object): number {
  * plus 8 per property, arrays of 48 plus 8 per item, strings of 24 plus one byte per character (strings that
  * several objects share count each time, so the estimate errs high). `skip` objects count as pointers only.
  */
-export function estimateBytes(value: unknown, skip?: ReadonlySet<object>, depth = 0): number {
+export function estimateBytes(value: unknown, skip?: ReadonlySet<object>, depth = 0, list?: readonly object[]): number {
   if (typeof value === 'string') return 24 + value.length
   if (value === null || typeof value !== 'object') return 8
   if (skip?.has(value) || depth > 32) return 8
+  if (value === list) {
+    // The shared list itself: its items count as pointers, as `skip` holding each of them would count them.
+    listFound = true
+    return 48 + 16 * list.length
+  }
   if (ArrayBuffer.isView(value)) return 96 + value.byteLength
   let bytes = 0
   if (Array.isArray(value)) {
     bytes = 48 + 8 * value.length
     for (const item of value)
-      if (typeof item === 'object' || typeof item === 'string') bytes += estimateBytes(item, skip, depth + 1)
+      if (typeof item === 'object' || typeof item === 'string') bytes += estimateBytes(item, skip, depth + 1, list)
     return bytes
   }
   bytes = 32
   for (const key in value) {
     const item = (value as Record<string, unknown>)[key]
-    bytes += 8 + (typeof item === 'object' || typeof item === 'string' ? estimateBytes(item, skip, depth + 1) : 0)
+    bytes += 8 + (typeof item === 'object' || typeof item === 'string' ? estimateBytes(item, skip, depth + 1, list) : 0)
   }
   return bytes
+}
+
+let listFound = false
+
+/**
+ * The estimate of a session without its shared objects. When the shared list is itself an array inside the value
+ * (a search session's offers), the walk counts it as pointers without a set of its objects; a shared object that
+ * also sits elsewhere in the value is then counted in full there (the estimate errs high). Otherwise each object
+ * met is looked up among the shared ones.
+ */
+function ownBytes(value: unknown, shared: readonly object[]): number {
+  if (shared.length === 0) return estimateBytes(value)
+  listFound = false
+  const bytes = estimateBytes(value, undefined, 0, shared)
+  return listFound ? bytes : estimateBytes(value, new Set(shared))
 }
 
 export interface MemorySessionOptions extends SessionLimits {
@@ -91,6 +111,7 @@ export interface MemorySessionOptions extends SessionLimits {
 export function memorySessions(options: MemorySessionOptions): SessionStore {
   const now = options.now ?? Date.now
   const scopes = new Map<string, Scope>()
+  /** The scopes that hold each shared object (its bytes count once while any does). */
   const refs = new RefCounts()
   let count = 0
   let bytes = 0
@@ -103,8 +124,11 @@ export function memorySessions(options: MemorySessionOptions): SessionStore {
     bytes -= entry.own
     scope.bytes -= entry.own
     for (const o of entry.shared) {
-      bytes -= refs.remove(o)
-      scope.bytes -= scope.refs.remove(o)
+      const leaving = scope.refs.remove(o)
+      if (leaving !== 0) {
+        scope.bytes -= leaving
+        bytes -= refs.remove(o)
+      }
     }
     if (scope.entries.size === 0) scopes.delete(scope.name)
   }
@@ -156,11 +180,13 @@ export function memorySessions(options: MemorySessionOptions): SessionStore {
         scope = { name: scopeName, entries: new Map(), refs: new RefCounts(), bytes: 0 }
         scopes.set(scopeName, scope)
       }
-      const own = ENTRY_OVERHEAD + estimateBytes(value, shared.length > 0 ? new Set(shared) : undefined)
+      const own = ENTRY_OVERHEAD + ownBytes(value, shared)
       const entry: Entry = { scope, id, value, shared, own, expiresAt: now() + ttlMs }
       const before = scope.entries.get(id)
       // One session larger than the whole budget is not kept; it must not empty the store of everyone else's.
-      if (own + shared.reduce((n, o) => n + sharedSize(o), 0) > options.maxBytes) {
+      let total = own
+      for (const o of shared) total += sharedSize(o)
+      if (total > options.maxBytes) {
         if (before) release(before)
         return
       }
@@ -168,9 +194,14 @@ export function memorySessions(options: MemorySessionOptions): SessionStore {
       count++
       bytes += own
       scope.bytes += own
+      // The store's count holds each object once per scope that holds it: a scope's second holder of an object
+      // (the same provider answer in another search of the tenant) leaves it as it is.
       for (const o of shared) {
-        bytes += refs.add(o)
-        scope.bytes += scope.refs.add(o)
+        const entering = scope.refs.add(o)
+        if (entering !== 0) {
+          scope.bytes += entering
+          bytes += refs.add(o)
+        }
       }
       if (before) release(before)
       // release() drops a scope left empty; this one holds the new entry.
