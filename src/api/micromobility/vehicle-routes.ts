@@ -7,6 +7,7 @@ import { PROVIDER_CALL } from '../../http/openapi/route-errors.ts'
 import type { TypedApp } from '../../http/typed-app.ts'
 import { doc } from './route-shared.ts'
 import type { MicromobilityRouteDeps } from './routes.ts'
+import { microSearchBody } from './search-body.ts'
 
 /** Vehicles: the search around a point, and one vehicle by QR code or id. */
 export function micromobilityVehicleRoutes(app: TypedApp, { vehicles, clock }: MicromobilityRouteDeps) {
@@ -28,7 +29,15 @@ export function micromobilityVehicleRoutes(app: TypedApp, { vehicles, clock }: M
         response: responses(MicroSearchResult),
       },
     },
-    async (request) => ok(request, await vehicles.search(request.body, callerOf(request, clock))),
+    async (request, reply) => {
+      const page = await vehicles.searchPage(request.body, callerOf(request, clock))
+      // Written from cached parts instead of by the route's serializer (the same schema; see search-body.ts).
+      const { meta } = ok(request, undefined)
+      reply.type('application/json; charset=utf-8')
+      // Returned, not sent: an async handler that returns the reply makes Fastify await it as a thenable (see the
+      // car search route). The bytes are the typed answer already serialized, which the reply's type cannot express.
+      return microSearchBody(page, meta) as never
+    },
   )
 
   app.get(

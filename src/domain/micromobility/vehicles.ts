@@ -25,6 +25,19 @@ export interface VehiclesDeps {
 }
 
 type MicroProvider = Provider & { connector: MicromobilityConnector }
+/** A vehicle on a search page: its provider, its distance from the search point and its token (when it gets one). */
+export interface PageHit {
+  p: MicroProvider
+  v: ProviderMicroVehicle
+  d: number
+  vehicleToken: string | undefined
+}
+export interface SearchPage {
+  hits: PageHit[]
+  tokenValidUntil: string
+  pagination: { hasMore: boolean; nextCursor?: string }
+  providers: ReturnType<typeof providerOutcome<'vehicles'>>[]
+}
 /** Cursors of this list (src/domain/token-diagnosis.ts). */
 const cursorContext = (caller: Caller) => ({
   kind: 'micro-cursor' as const,
@@ -95,7 +108,11 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
   }
 
   return {
-    async search(request: MicroSearchRequest, caller: Caller) {
+    /**
+     * A search page before presentation: the vehicles shown with their providers, distances and tokens (POST
+     * /micromobility writes its answer from these without building the presented objects, see search-body.ts).
+     */
+    async searchPage(request: MicroSearchRequest, caller: Caller): Promise<SearchPage> {
       const radius = request.radiusMeters ?? 500
       const limit = request.limit ?? 20
       const { latitude, longitude } = request.location
@@ -148,14 +165,29 @@ export function createMicromobilityVehicles(deps: VehiclesDeps) {
         tokened.map(({ p, v }) => [p.entry.id, v.vehicleId] as const),
       )
       let next = 0
-      const results = merged.items.map(({ p, v, d }) =>
-        present(p, v, d, tokenFor(p, v) ? { vehicleToken: vehicleTokens[next++], tokenValidUntil } : undefined),
-      )
+      const hits: PageHit[] = merged.items.map(({ p, v, d }) => ({
+        p,
+        v,
+        d,
+        vehicleToken: tokenFor(p, v) ? vehicleTokens[next++] : undefined,
+      }))
       return {
-        // Spec 2.1 names `results` among the list keys; the list is there only (a `vehicles` copy was dropped, issue 21).
-        results,
+        hits,
+        tokenValidUntil,
         pagination: merged.hasMore ? { hasMore: true, nextCursor: merged.nextCursor } : { hasMore: false },
         providers: outcomes,
+      }
+    },
+
+    async search(request: MicroSearchRequest, caller: Caller) {
+      const { hits, tokenValidUntil, pagination, providers } = await this.searchPage(request, caller)
+      return {
+        // Spec 2.1 names `results` among the list keys; the list is there only (a `vehicles` copy was dropped, issue 21).
+        results: hits.map(({ p, v, d, vehicleToken }) =>
+          present(p, v, d, vehicleToken !== undefined ? { vehicleToken, tokenValidUntil } : undefined),
+        ),
+        pagination,
+        providers,
       }
     },
 

@@ -18,14 +18,10 @@ export const DEFAULT_FLEET_SIZE: Record<MicroKind, number> = { scoot: 400, bike:
 /** Below this charge a vehicle cannot be rented. */
 export const MIN_BATTERY_PERCENT = 5
 
-const eur = (amount: number) => ({ amount, currency: 'EUR' })
-const plan = (planId: string, name: string, unlockFee: number, perMinuteRate: number): PricingPlan => ({
-  planId,
-  name,
-  currency: 'EUR',
-  unlockFee: eur(unlockFee),
-  perMinuteRate: eur(perMinuteRate),
-})
+const eur = (amount: number) => Object.freeze({ amount, currency: 'EUR' })
+// Frozen, as the vehicles that carry them (the search keeps a frozen vehicle's serialized fields beside it).
+const plan = (planId: string, name: string, unlockFee: number, perMinuteRate: number): PricingPlan =>
+  Object.freeze({ planId, name, currency: 'EUR', unlockFee: eur(unlockFee), perMinuteRate: eur(perMinuteRate) })
 
 export const SCOOT_PLANS = {
   standard: plan('scoot-standard', 'Standard', 100, 25),
@@ -109,7 +105,7 @@ function bike(id: string, random: () => number, websiteUrl: string): Omit<BaseVe
     ...(electric ? { batteryPercent: between(random, 10, 100) } : {}),
     maintenance: random() < 0.03,
     pricingPlan: cargo ? BIKE_PLANS.cargo : electric ? BIKE_PLANS.electric : BIKE_PLANS.classic,
-    deepLinks: { android: link, ios: link, web: `${websiteUrl}/vehicle/${id}` },
+    deepLinks: Object.freeze({ android: link, ios: link, web: `${websiteUrl}/vehicle/${id}` }),
     // Every sandbox vehicle carries `sandbox:<vehicleId>` (DECISIONS); a bike found by it answers with deep links.
     qrCode: `sandbox:${id}`,
     ...(station ? { stationId: station.id } : {}),

@@ -55,7 +55,8 @@ export function microRuntime(kind: MicroKind, entry: ProviderEntry, deps: Connec
 
   function present(v: BaseVehicle, o: VehicleOverlay | undefined, lastUpdated: string): ProviderMicroVehicle {
     const p = positionOf(v, o)
-    return {
+    // Frozen: a snapshot's vehicles are shared by every search of its version (which keeps their serialized fields).
+    return Object.freeze({
       vehicleId: v.vehicleId,
       type: v.type,
       propulsionType: v.propulsionType,
@@ -70,7 +71,7 @@ export function microRuntime(kind: MicroKind, entry: ProviderEntry, deps: Connec
       ...(v.qrCode ? { qrCode: v.qrCode } : {}),
       // Bikes parked at a virtual station until a ride moves them (bikes have no rides here).
       ...(v.stationId && o === undefined ? { stationId: v.stationId } : {}),
-    }
+    })
   }
 
   return {
