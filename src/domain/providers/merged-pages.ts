@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { ApiError, type ErrorCode, isApiError } from '../../contract/errors.ts'
 import { errorMessage } from '../../platform/i18n/index.ts'
 import { detail } from '../../platform/i18n/texts.ts'
@@ -38,7 +38,8 @@ export interface MergedPage<T> {
 }
 
 /** A hash of the parameters a cursor is valid for; other parameters start a fresh first page (spec 8). */
-export const paramsHash = (params: unknown) => createHash('sha256').update(JSON.stringify(params)).digest('base64url')
+// One-shot crypto.hash: no Hash object per page (the same SHA-256 digest, base64url).
+export const paramsHash = (params: unknown) => hash('sha256', JSON.stringify(params), 'base64url')
 
 /**
  * A page of several providers' lists merged in one order, behind a stateless cursor (spec 8). The cursor remembers
