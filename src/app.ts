@@ -25,6 +25,7 @@ import { createIdempotency } from './http/idempotency.ts'
 import { loadShedding } from './http/load-shedding.ts'
 import { referResponses, schemaComponents } from './http/openapi/components.ts'
 import { registerApiDocument } from './http/openapi/document.ts'
+import { lazyRequestLogger } from './http/request-logger.ts'
 import { routeConfig } from './http/route-context.ts'
 import { lazySerializers } from './http/serialization.ts'
 import { markIfEarly, serverLimits, serverOptions } from './http/server-limits.ts'
@@ -87,6 +88,8 @@ export async function createApp(deps: AppDeps) {
   const validate = validatorCompiler(components)
   const app = Fastify({
     logger: deps.logger,
+    // Without a logger Fastify makes no child at all; with one, the request's child only once it logs something.
+    ...(deps.logger ? { childLoggerFactory: lazyRequestLogger } : {}),
     bodyLimit: config.bodyLimit,
     ...serverOptions(limits),
     return503OnClosing: false,
@@ -211,7 +214,13 @@ export async function createApp(deps: AppDeps) {
     clock,
     settings: { limit: config.authFailureLimit, windowSeconds: config.authFailureWindowSeconds },
   })
-  authorize = installAuth(app, { keys, rateLimiter, clock, adminToken: config.adminToken, failures })
+  authorize = installAuth(app, {
+    keys,
+    rateLimiter,
+    now: deps.now ?? (() => clock().getTime()),
+    adminToken: config.adminToken,
+    failures,
+  })
   const idempotency = createIdempotency({
     repo: createIdempotencyRepo(store.db),
     jobs: deps.jobs,

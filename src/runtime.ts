@@ -77,6 +77,9 @@ const countFailedMails = (mailer: Mailer, metrics: Metrics): Mailer => ({
 /** Opens everything the app depends on, for the shape the configuration asks for. */
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const clock = options.clock ?? (() => new Date())
+  // The time in milliseconds, where the hot paths want a number (the key-value store's expiry checks, the rate
+  // limiter): without a clock of the caller's, Date.now itself rather than a Date made and read at every call.
+  const now: () => number = options.clock ? () => clock().getTime() : Date.now
   // Before anything is opened: a providers file that cannot be read stops the start at once.
   const providerList = loadProviderEntries(config.providersFile)
   if (config.databaseUrl) await waitForDatabase(config.databaseUrl, { onRetry: options.onStartupNotice })
@@ -90,7 +93,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const sessionLimits = {
     maxEntries: config.searchSessionsMax,
     maxBytes: config.searchSessionsMaxBytes ?? DEFAULT_SESSION_BYTES,
-    now: () => clock().getTime(),
+    now,
   }
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl)
@@ -98,7 +101,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const prefix = options.redisPrefix ?? 'mas:'
     // What lives an hour or longer (the sandbox providers' own records) is written through to the database too,
     // and put back should Redis come back without it.
-    const shared = redisKv(redis, prefix, { journal: createKvJournal(store.db), now: () => clock().getTime() })
+    const shared = redisKv(redis, prefix, { journal: createKvJournal(store.db), now })
     // Started without Redis, the instance still starts: what needs Redis answers 503 until it is reachable.
     await shared.ready(REDIS_START_WAIT_MS)
     kv = shared
@@ -108,7 +111,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     // One instance: shared state in memory, and what must outlive a restart (the sandbox providers' own records)
     // written through to the database.
     const journal = createKvJournal(store.db)
-    const now = () => clock().getTime()
     kv = memoryKv({ now, journal, restored: await journal.load(now()) })
     rateLimiter = memoryRateLimiter()
     // In the heap, sessions leave room for everything else: a small heap (a container's) gets a smaller default.
@@ -173,6 +175,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     metrics,
     resilience,
     clock,
+    now,
     logger: options.logger ?? (config.logLevel === 'silent' ? false : { level: config.logLevel }),
     jobs,
     mailer,

@@ -57,6 +57,8 @@ export interface ServicesDeps {
   mailer: Mailer
   geocoder: Geocoder
   clock: () => Date
+  /** `clock` in milliseconds (Date.now with the system's clock); default: `clock().getTime()`. */
+  now?: () => number
   /** Traces (OTLP), when configured. */
   tracing?: Tracing
   /** Wraps the repositories of bookings, trips and tickets (tests put a store that fails at a chosen moment here). */

@@ -14,7 +14,8 @@ import { routeConfig } from './route-context.ts'
 export interface AuthDeps {
   keys: KeyResolver
   rateLimiter: RateLimiter
-  clock: () => Date
+  /** The time in milliseconds (the rate-limit window's). */
+  now: () => number
   adminToken?: string
   /** Failed authentications per client address (429 beyond the limit). */
   failures: AuthFailures
@@ -62,7 +63,7 @@ function sameSecret(a: string, b: string): boolean {
  */
 export function installAuth(
   app: FastifyInstance,
-  { keys, rateLimiter, clock, adminToken, failures }: AuthDeps,
+  { keys, rateLimiter, now, adminToken, failures }: AuthDeps,
 ): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
   app.decorateRequest('auth', undefined)
   // Negotiated against the tenant's default once the tenant is known; errors before that use English as the default.
@@ -124,13 +125,7 @@ export function installAuth(
     const { key, tenant } = resolved
     request.language = negotiateLanguage(request.headers['accept-language'], tenant.defaultLanguage)
     const windowMs = key.rateLimitWindowSeconds * 1000
-    return admitted(
-      request,
-      reply,
-      key,
-      tenant,
-      await rateLimiter.hit(key.id, key.rateLimit, windowMs, clock().getTime()),
-    )
+    return admitted(request, reply, key, tenant, await rateLimiter.hit(key.id, key.rateLimit, windowMs, now()))
   }
 
   /**
@@ -150,13 +145,7 @@ export function installAuth(
     const { key, tenant } = resolved
     request.language = negotiateLanguage(request.headers['accept-language'], tenant.defaultLanguage)
     const windowMs = key.rateLimitWindowSeconds * 1000
-    return admitted(
-      request,
-      reply,
-      key,
-      tenant,
-      rateLimiter.hitSync(key.id, key.rateLimit, windowMs, clock().getTime()),
-    )
+    return admitted(request, reply, key, tenant, rateLimiter.hitSync(key.id, key.rateLimit, windowMs, now()))
   }
 
   /** The rate-limit headers, and the Origin check and CORS headers of a publishable key. */
