@@ -25,7 +25,7 @@ async function linesOf(level: string, factory?: typeof lazyRequestLogger): Promi
     request.log.warn({ detail: 1 }, 'a warning')
     request.log.info('some info')
     request.log.child({ part: 'x' }).error('from a child')
-    assert.equal(request.log.bindings().reqId, request.id)
+    assert.equal((request.log as unknown as { bindings(): { reqId?: string } }).bindings().reqId, request.id)
     return { ok: true }
   })
   for (const url of ['/quiet', '/loud', '/missing']) await app.inject({ url })
