@@ -155,9 +155,6 @@ export function createResilience(options: ResilienceOptions) {
     const onAbort = outer && (() => controller.abort(outer.reason))
     if (onAbort) outer.addEventListener('abort', onAbort, { once: true })
     const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
-    // Through the breaker and the bulkhead's own execute(): made only when a call needs them (a breaker not closed,
-    // a full bulkhead, a retry), not for each call.
-    const attempt = () => breaker.execute(() => limiter.execute(() => fn(signal)))
     // Both provider metrics, counted in plain numbers (read at scrape time): no label hashing per call.
     const own = metrics.providerCall(opts.provider, opts.operation)
     // One promise for the answer or the deadline, whichever comes first; the caller never waits past the deadline.
@@ -208,12 +205,13 @@ export function createResilience(options: ResilienceOptions) {
             limiter.release()
             if (!guarded) return fail(error)
             breaker.failed(error)
-            if (retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
+            if (retried(opts, signal, error)) again(attemptOf(breaker, limiter, fn, signal), signal).then(succeed, fail)
             else fail(error)
           },
         )
         return
       }
+      const attempt = attemptOf(breaker, limiter, fn, signal)
       const run = guarded ? attempt() : limiter.execute(() => fn(signal))
       run.then(succeed, (error: unknown) => {
         if (guarded && retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
@@ -227,6 +225,15 @@ export function createResilience(options: ResilienceOptions) {
 
   return { call, breakerStates }
 }
+
+/**
+ * One try through the breaker and the bulkhead's own execute(), for a call that needs them (a breaker not closed, a
+ * full bulkhead, a retry): made only then, here, so the common call makes no closure for it.
+ */
+const attemptOf =
+  <T>(breaker: Breaker, limiter: Bulkhead, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal) =>
+  () =>
+    breaker.execute(() => limiter.execute(() => fn(signal)))
 
 /** `value` after `ms`, unless the signal aborts first (a backoff pause, a delayed answer). */
 export const later = <T>(value: T, ms: number, signal: AbortSignal) =>
