@@ -81,14 +81,22 @@ export function estimateBytes(value: unknown, skip?: ReadonlySet<object>, depth 
   let bytes = 0
   if (Array.isArray(value)) {
     bytes = 48 + 8 * value.length
+    // Strings (a session's list of provider ids) counted here, not by a call each.
     for (const item of value)
-      if (typeof item === 'object' || typeof item === 'string') bytes += estimateBytes(item, skip, depth + 1, list)
+      if (typeof item === 'string') bytes += 24 + item.length
+      else if (typeof item === 'object') bytes += estimateBytes(item, skip, depth + 1, list)
     return bytes
   }
   bytes = 32
   for (const key in value) {
     const item = (value as Record<string, unknown>)[key]
-    bytes += 8 + (typeof item === 'object' || typeof item === 'string' ? estimateBytes(item, skip, depth + 1, list) : 0)
+    bytes +=
+      8 +
+      (typeof item === 'string'
+        ? 24 + item.length
+        : typeof item === 'object'
+          ? estimateBytes(item, skip, depth + 1, list)
+          : 0)
   }
   return bytes
 }
