@@ -6,7 +6,7 @@ import {
   isCarConnector,
   type ProviderCarOffer,
 } from '../../connectors/types/cars.ts'
-import type { Provider } from '../../connectors/types/common.ts'
+import type { CallContext, Provider } from '../../connectors/types/common.ts'
 import type { CarOffer, CarSearchRequest } from '../../contract/cars.ts'
 import { ApiError } from '../../contract/errors.ts'
 import type { ProviderDisplay, Warning } from '../../contract/shared.ts'
@@ -105,13 +105,12 @@ interface CursorClaim {
 
 /** POST /cars: fan-out under one deadline, merge, filter, score, sort, and page through a server-side session. */
 export function createCarSearch(deps: SearchDeps) {
-  async function ask(caller: Caller, providers: (Provider & { connector: CarConnector })[], query: CarSearchQuery) {
-    const settled = await Promise.allSettled(
-      providers.map((p) =>
-        deps.callProvider(caller, p, 'searchCars', deps.searchTimeoutMs, (c, ctx) => c.searchCars(query, ctx), true),
-      ),
+  /** Each provider's outcome, in the order of `providers` (no pair object per provider). */
+  function ask(caller: Caller, providers: (Provider & { connector: CarConnector })[], query: CarSearchQuery) {
+    const search = (c: CarConnector, ctx: CallContext) => c.searchCars(query, ctx)
+    return Promise.allSettled(
+      providers.map((p) => deps.callProvider(caller, p, 'searchCars', deps.searchTimeoutMs, search, true)),
     )
-    return settled.map((result, i) => ({ provider: providers[i], result }))
   }
 
   return async function search(request: CarSearchRequest, caller: Caller) {
@@ -184,7 +183,7 @@ export function createCarSearch(deps: SearchDeps) {
     const answers = await ask(caller, asked, query)
     // Sized once for every offer the answers hold (arrays grown by push copied ~4 times as much as they kept).
     let answered = 0
-    for (const { result } of answers) if (result.status === 'fulfilled') answered += result.value.offers.length
+    for (const result of answers) if (result.status === 'fulfilled') answered += result.value.offers.length
     const freshOffers = new Array<ProviderCarOffer>(answered)
     const freshProviders = new Array<string>(answered)
     // The offers' sort and score keys, copied from each answer's (read once per immutable answer, see answerKeys).
@@ -193,7 +192,9 @@ export function createCarSearch(deps: SearchDeps) {
     const pending: string[] = []
     let searchedPeriod: Session['searchedPeriod'] | undefined
     const warnings = new Map<string, Warning>()
-    for (const { provider, result } of answers) {
+    for (let i = 0; i < answers.length; i++) {
+      const provider = asked[i]
+      const result = answers[i]
       const base = { id: provider.entry.id, name: provider.entry.name }
       if (result.status === 'rejected') {
         pending.push(provider.entry.id)
@@ -228,10 +229,7 @@ export function createCarSearch(deps: SearchDeps) {
     const keys = keysUpTo(allKeys, merged)
 
     if (firstPage) {
-      failIfNoProviderAnswered(
-        answers.map((a) => a.result),
-        outcomes,
-      )
+      failIfNoProviderAnswered(answers, outcomes)
       const ranges = axisRanges(freshOffers, keys)
       const scored = scoreOffers(freshOffers, ranges, false, keys)
       const pool = { offers: freshOffers, providerIds: freshProviders, recommendations: scored.recommendations }
