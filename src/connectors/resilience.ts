@@ -125,6 +125,7 @@ export function createResilience(options: ResilienceOptions) {
     }
     return p
   }
+  const deadlines = deadlineTimers()
   const retries = options.retries ?? 2
   // Retries after the first: a read that failed is asked again from the first backoff step on. The first attempt
   // runs outside the retry policy, so the common case (it answers) costs no retry bookkeeping.
@@ -155,9 +156,6 @@ export function createResilience(options: ResilienceOptions) {
     const onAbort = outer && (() => controller.abort(outer.reason))
     if (onAbort) outer.addEventListener('abort', onAbort, { once: true })
     const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
-    // Through the breaker and the bulkhead's own execute(): made only when a call needs them (a breaker not closed,
-    // a full bulkhead, a retry), not for each call.
-    const attempt = () => breaker.execute(() => limiter.execute(() => fn(signal)))
     // Both provider metrics, counted in plain numbers (read at scrape time): no label hashing per call.
     const own = metrics.providerCall(opts.provider, opts.operation)
     // One promise for the answer or the deadline, whichever comes first; the caller never waits past the deadline.
@@ -165,7 +163,7 @@ export function createResilience(options: ResilienceOptions) {
       let done = false
       const finish = () => {
         done = true
-        clearTimeout(timer)
+        deadlines.disarm(opts.deadline, expire)
         if (onAbort) outer?.removeEventListener('abort', onAbort)
       }
       const fail = (raw: unknown) => {
@@ -181,13 +179,11 @@ export function createResilience(options: ResilienceOptions) {
         own.observe('ok', (performance.now() - started) / 1000)
         resolve(value)
       }
-      const timer = setTimeout(
-        () => {
-          controller.abort(new Error('deadline'))
-          fail(new ApiError('TIMEOUT', undefined, { providerId: opts.provider, operation: opts.operation }))
-        },
-        Math.max(0, opts.deadline - Date.now()),
-      )
+      const expire = () => {
+        controller.abort(new Error('deadline'))
+        fail(new ApiError('TIMEOUT', undefined, { providerId: opts.provider, operation: opts.operation }))
+      }
+      deadlines.arm(opts.deadline, expire)
       const guarded = !opts.staged
       if ((!guarded || breaker.state === CircuitState.Closed) && limiter.enter()) {
         // The common case (breaker closed, a free slot): the breaker's and the bulkhead's bookkeeping in this one
@@ -208,12 +204,13 @@ export function createResilience(options: ResilienceOptions) {
             limiter.release()
             if (!guarded) return fail(error)
             breaker.failed(error)
-            if (retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
+            if (retried(opts, signal, error)) again(attemptOf(breaker, limiter, fn, signal), signal).then(succeed, fail)
             else fail(error)
           },
         )
         return
       }
+      const attempt = attemptOf(breaker, limiter, fn, signal)
       const run = guarded ? attempt() : limiter.execute(() => fn(signal))
       run.then(succeed, (error: unknown) => {
         if (guarded && retried(opts, signal, error)) again(attempt, signal).then(succeed, fail)
@@ -227,6 +224,47 @@ export function createResilience(options: ResilienceOptions) {
 
   return { call, breakerStates }
 }
+
+/**
+ * Calls that end at the same deadline share one timer: a car search's ~20 provider calls get theirs from one
+ * Date.now(), and a timer each (an object with async bookkeeping, alive through the call) was ~20 per search.
+ * A deadline's timer fires as a call's own would (at the deadline, in the order the calls were armed), and is
+ * cleared when its last call ends first.
+ */
+function deadlineTimers() {
+  const buckets = new Map<number, { timer: ReturnType<typeof setTimeout>; calls: Set<() => void> }>()
+  const fire = (deadline: number) => {
+    const bucket = buckets.get(deadline)
+    if (!bucket) return
+    buckets.delete(deadline)
+    for (const expire of bucket.calls) expire()
+  }
+  return {
+    arm(deadline: number, expire: () => void) {
+      let bucket = buckets.get(deadline)
+      if (!bucket) {
+        bucket = { timer: setTimeout(fire, Math.max(0, deadline - Date.now()), deadline), calls: new Set() }
+        buckets.set(deadline, bucket)
+      }
+      bucket.calls.add(expire)
+    },
+    disarm(deadline: number, expire: () => void) {
+      const bucket = buckets.get(deadline)
+      if (!bucket?.calls.delete(expire) || bucket.calls.size > 0) return
+      clearTimeout(bucket.timer)
+      buckets.delete(deadline)
+    },
+  }
+}
+
+/**
+ * One try through the breaker and the bulkhead's own execute(), for a call that needs them (a breaker not closed, a
+ * full bulkhead, a retry): made only then, here, so the common call makes no closure for it.
+ */
+const attemptOf =
+  <T>(breaker: Breaker, limiter: Bulkhead, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal) =>
+  () =>
+    breaker.execute(() => limiter.execute(() => fn(signal)))
 
 /** `value` after `ms`, unless the signal aborts first (a backoff pause, a delayed answer). */
 export const later = <T>(value: T, ms: number, signal: AbortSignal) =>

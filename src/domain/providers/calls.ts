@@ -113,11 +113,12 @@ export function createProviderCaller(resilience: Resilience, tracing?: Tracing) 
                 passOutage,
               )
             : fn(connector, contextOf(caller, signal)).catch(passOutage)
-    const call = () => resilience.call(options, attempt).then(unwrapOutage)
-    // The connector's own calls (HTTP, Redis) become children of the provider call's span.
-    return tracing
-      ? tracing.trace(`provider ${id} ${operation}`, { 'provider.id': id, 'provider.operation': operation }, call)
-      : call()
+    // The connector's own calls (HTTP, Redis) become children of the provider call's span. Without tracing, no
+    // closure for it.
+    if (!tracing) return resilience.call(options, attempt).then(unwrapOutage)
+    return tracing.trace(`provider ${id} ${operation}`, { 'provider.id': id, 'provider.operation': operation }, () =>
+      resilience.call(options, attempt).then(unwrapOutage),
+    )
   }
 }
 

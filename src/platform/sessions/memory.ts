@@ -22,24 +22,33 @@ interface Scope {
   bytes: number
 }
 
-/** How many holders each shared object has, and its estimated size (counted when the first holder comes). */
+/**
+ * How many holders each shared object has, and its estimated size (counted when the first holder comes). Each count
+ * sits in a box of its own, so a holder more or less is one map look-up, not a look-up and a store (a search session
+ * holds up to 200 offers, each counted in its scope's and maybe the store's counts when stored and when released).
+ */
 class RefCounts {
-  private readonly counts = new Map<object, number>()
+  private readonly counts = new Map<object, { n: number }>()
   /** Adds one holder; answers the bytes that enter the count (0 when the object was held already). */
   add(o: object): number {
-    const n = this.counts.get(o) ?? 0
-    this.counts.set(o, n + 1)
-    return n === 0 ? sharedSize(o) : 0
+    const count = this.counts.get(o)
+    if (count !== undefined) {
+      count.n++
+      return 0
+    }
+    this.counts.set(o, { n: 1 })
+    return sharedSize(o)
   }
   /** Removes one holder; answers the bytes that leave the count (0 while others still hold it). */
   remove(o: object): number {
-    const n = this.counts.get(o) ?? 0
-    if (n > 1) {
-      this.counts.set(o, n - 1)
+    const count = this.counts.get(o)
+    if (count === undefined) return 0
+    if (count.n > 1) {
+      count.n--
       return 0
     }
     this.counts.delete(o)
-    return n === 1 ? sharedSize(o) : 0
+    return sharedSize(o)
   }
 }
 
@@ -72,14 +81,22 @@ export function estimateBytes(value: unknown, skip?: ReadonlySet<object>, depth 
   let bytes = 0
   if (Array.isArray(value)) {
     bytes = 48 + 8 * value.length
+    // Strings (a session's list of provider ids) counted here, not by a call each.
     for (const item of value)
-      if (typeof item === 'object' || typeof item === 'string') bytes += estimateBytes(item, skip, depth + 1, list)
+      if (typeof item === 'string') bytes += 24 + item.length
+      else if (typeof item === 'object') bytes += estimateBytes(item, skip, depth + 1, list)
     return bytes
   }
   bytes = 32
   for (const key in value) {
     const item = (value as Record<string, unknown>)[key]
-    bytes += 8 + (typeof item === 'object' || typeof item === 'string' ? estimateBytes(item, skip, depth + 1, list) : 0)
+    bytes +=
+      8 +
+      (typeof item === 'string'
+        ? 24 + item.length
+        : typeof item === 'object'
+          ? estimateBytes(item, skip, depth + 1, list)
+          : 0)
   }
   return bytes
 }
