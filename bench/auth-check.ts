@@ -28,8 +28,12 @@ const MIN_RATIO = 0.6
 const MAX_CPU_MICROS = 25
 const MAX_P99_MS = 5
 const PATH = '/mobility-api/v2/auth/check'
-/** High enough never to reject during the bench; the limiter still counts every request. */
-const RATE_LIMIT = { limit: 1_000_000, windowSeconds: 60 }
+/**
+ * High enough never to reject during the bench (a million a second; the admin API's highest limit in its shortest
+ * window): a minute's window of a million was used up by a fast machine's 50,000 requests a second. The limiter still
+ * counts every request.
+ */
+const RATE_LIMIT = { limit: 1_000_000, windowSeconds: 1 }
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const errors: string[] = []
   ctx.log('starting the service (embedded shape) ...')
