@@ -26,6 +26,14 @@ export interface CallOptions {
    * and say nothing about the provider's health, so no breaker counts them and they are not retried.
    */
   staged?: boolean
+  /**
+   * Calls of one group (one request's fan-out) that end at the same deadline share one signal, aborted when that
+   * deadline passes with any of them still running: an AbortController and its signal per call were ~20 per car
+   * search, alive through the providers' wait. A call's signal may then abort after the call itself answered (a
+   * sibling ran out of time), so only callers whose connectors keep nothing running after answering pass a group.
+   * Without a group, or with a live outer signal, every call has a signal of its own.
+   */
+  group?: object
 }
 
 export interface ResilienceOptions {
@@ -147,12 +155,15 @@ export function createResilience(options: ResilienceOptions) {
 
   function call<T>(opts: CallOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const started = performance.now()
-    const controller = new AbortController()
-    const { signal } = controller
     // A signal aborted already never fires again: a listener on it would only sit there. Every POST shares one such
     // signal (src/http/caller.ts), and EventTarget looks through its listeners on each add, so 20 calls per car search
     // at 100 searches in flight made the adds quadratic (17 % of the car-search profile).
     const outer = opts.signal?.aborted ? undefined : opts.signal
+    const controller =
+      opts.group !== undefined && outer === undefined
+        ? deadlines.controllerOf(opts.deadline, opts.group)
+        : new AbortController()
+    const { signal } = controller
     const onAbort = outer && (() => controller.abort(outer.reason))
     if (onAbort) outer.addEventListener('abort', onAbort, { once: true })
     const { breaker, bulkhead: limiter } = policies(opts.breakerKey ?? opts.provider)
@@ -232,21 +243,49 @@ export function createResilience(options: ResilienceOptions) {
  * cleared when its last call ends first.
  */
 function deadlineTimers() {
-  const buckets = new Map<number, { timer: ReturnType<typeof setTimeout>; calls: Set<() => void> }>()
+  interface Bucket {
+    timer: ReturnType<typeof setTimeout>
+    calls: Set<() => void>
+    /** The first group (CallOptions.group) that asked for a shared signal at this deadline, and its controller. */
+    group: object | undefined
+    controller: AbortController | undefined
+  }
+  const buckets = new Map<number, Bucket>()
   const fire = (deadline: number) => {
     const bucket = buckets.get(deadline)
     if (!bucket) return
     buckets.delete(deadline)
     for (const expire of bucket.calls) expire()
   }
-  return {
-    arm(deadline: number, expire: () => void) {
-      let bucket = buckets.get(deadline)
-      if (!bucket) {
-        bucket = { timer: setTimeout(fire, Math.max(0, deadline - Date.now()), deadline), calls: new Set() }
-        buckets.set(deadline, bucket)
+  const bucketOf = (deadline: number): Bucket => {
+    let bucket = buckets.get(deadline)
+    if (!bucket) {
+      bucket = {
+        timer: setTimeout(fire, Math.max(0, deadline - Date.now()), deadline),
+        calls: new Set(),
+        group: undefined,
+        controller: undefined,
       }
-      bucket.calls.add(expire)
+      buckets.set(deadline, bucket)
+    }
+    return bucket
+  }
+  return {
+    /**
+     * The controller the calls of `group` ending at `deadline` share (the caller arms its call right after, in the
+     * same synchronous run, so the bucket made here never stays empty). Another group at the same deadline gets a
+     * controller of its own per call.
+     */
+    controllerOf(deadline: number, group: object): AbortController {
+      const bucket = bucketOf(deadline)
+      if (bucket.group === undefined) {
+        bucket.group = group
+        bucket.controller = new AbortController()
+      } else if (bucket.group !== group) return new AbortController()
+      return bucket.controller!
+    },
+    arm(deadline: number, expire: () => void) {
+      bucketOf(deadline).calls.add(expire)
     },
     disarm(deadline: number, expire: () => void) {
       const bucket = buckets.get(deadline)

@@ -108,8 +108,9 @@ export function createCarSearch(deps: SearchDeps) {
   /** Each provider's outcome, in the order of `providers` (no pair object per provider). */
   function ask(caller: Caller, providers: (Provider & { connector: CarConnector })[], query: CarSearchQuery) {
     const search = (c: CarConnector, ctx: CallContext) => c.searchCars(query, ctx)
+    // The calls share one signal and context (their connectors keep nothing running once they answered).
     return Promise.allSettled(
-      providers.map((p) => deps.callProvider(caller, p, 'searchCars', deps.searchTimeoutMs, search, true)),
+      providers.map((p) => deps.callProvider(caller, p, 'searchCars', deps.searchTimeoutMs, search, true, true)),
     )
   }
 

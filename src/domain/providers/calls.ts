@@ -67,6 +67,11 @@ export function createProviderCaller(resilience: Resilience, tracing?: Tracing) 
     budgetMs: number,
     fn: (connector: C, ctx: CallContext) => Promise<T>,
     idempotent = false,
+    /**
+     * The request's calls that end at the same deadline share one signal and one context (CallOptions.group): for
+     * fan-outs to connectors that keep nothing running once they answered (car search).
+     */
+    shareSignal = false,
   ): Promise<T> {
     const id = provider.entry.id
     const scenarios = caller.scenarios
@@ -93,8 +98,10 @@ export function createProviderCaller(resilience: Resilience, tracing?: Tracing) 
       signal: caller.signal,
       breakerKey: breakerKeyOf(id, caller.environment),
       staged,
+      ...(shareSignal ? { group: caller } : {}),
     }
     const connector = provider.connector
+    const context = shareSignal ? sharedContextOf : contextOf
     const attempt = (signal: AbortSignal): Promise<T> =>
       // A provider provider-error or provider-timeout aims at fails here, whatever its connector (GBFS and GTFS
       // feeds too), so a test can make any source fail; the sandbox connectors also understand them on their own.
@@ -108,11 +115,11 @@ export function createProviderCaller(resilience: Resilience, tracing?: Tracing) 
         : timesOut
           ? never(signal)
           : slow
-            ? fn(connector, contextOf(caller, signal)).then(
+            ? fn(connector, context(caller, signal)).then(
                 (answer) => later(answer, SCENARIO_SLOW_MS, signal),
                 passOutage,
               )
-            : fn(connector, contextOf(caller, signal)).catch(passOutage)
+            : fn(connector, context(caller, signal)).catch(passOutage)
     // The connector's own calls (HTTP, Redis) become children of the provider call's span. Without tracing, no
     // closure for it.
     if (!tracing) return resilience.call(options, attempt).then(unwrapOutage)
@@ -130,6 +137,20 @@ const contextOf = (caller: Caller, signal: AbortSignal): CallContext => ({
   environment: caller.environment,
   scenarios: caller.scenarios,
 })
+
+/**
+ * The context of a call that shares its signal (shareSignal): the calls that share one share the context made for
+ * the first of them, kept until a call of another caller or signal comes (connectors never change a context).
+ */
+let sharedCaller: Caller | undefined
+let sharedContext: CallContext | undefined
+function sharedContextOf(caller: Caller, signal: AbortSignal): CallContext {
+  if (sharedCaller !== caller || sharedContext?.signal !== signal) {
+    sharedCaller = caller
+    sharedContext = contextOf(caller, signal)
+  }
+  return sharedContext!
+}
 
 /** `<provider>|<environment>`, the key of a provider's breaker and bulkhead: one string per pair, not one per call. */
 const breakerKeys = new Map<string, Map<string, string>>()
