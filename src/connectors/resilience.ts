@@ -246,9 +246,8 @@ function deadlineTimers() {
   interface Bucket {
     timer: ReturnType<typeof setTimeout>
     calls: Set<() => void>
-    /** The first group (CallOptions.group) that asked for a shared signal at this deadline, and its controller. */
-    group: object | undefined
-    controller: AbortController | undefined
+    /** The groups (CallOptions.group) whose calls end at this deadline, and the controller each group's share. */
+    groups: Map<object, AbortController> | undefined
   }
   const buckets = new Map<number, Bucket>()
   const fire = (deadline: number) => {
@@ -263,8 +262,7 @@ function deadlineTimers() {
       bucket = {
         timer: setTimeout(fire, Math.max(0, deadline - Date.now()), deadline),
         calls: new Set(),
-        group: undefined,
-        controller: undefined,
+        groups: undefined,
       }
       buckets.set(deadline, bucket)
     }
@@ -273,16 +271,18 @@ function deadlineTimers() {
   return {
     /**
      * The controller the calls of `group` ending at `deadline` share (the caller arms its call right after, in the
-     * same synchronous run, so the bucket made here never stays empty). Another group at the same deadline gets a
-     * controller of its own per call.
+     * same synchronous run, so the bucket made here never stays empty). Several searches often begin in the same
+     * millisecond, so a deadline's bucket holds a controller per group.
      */
     controllerOf(deadline: number, group: object): AbortController {
       const bucket = bucketOf(deadline)
-      if (bucket.group === undefined) {
-        bucket.group = group
-        bucket.controller = new AbortController()
-      } else if (bucket.group !== group) return new AbortController()
-      return bucket.controller!
+      bucket.groups ??= new Map()
+      let controller = bucket.groups.get(group)
+      if (controller === undefined) {
+        controller = new AbortController()
+        bucket.groups.set(group, controller)
+      }
+      return controller
     },
     arm(deadline: number, expire: () => void) {
       bucketOf(deadline).calls.add(expire)

@@ -122,8 +122,15 @@ export async function nextReference(
 // Scenarios and simulation
 
 /** Whether the call's scenarios include `name` for this provider. */
-export const hasScenario = (ctx: CallContext, providerId: string, name: SandboxScenarioName) =>
-  ctx.scenarios.some((s) => s.name === name && (s.target === undefined || s.target === providerId))
+export function hasScenario(ctx: CallContext, providerId: string, name: SandboxScenarioName): boolean {
+  // A loop, not some(): no closure per check (several per provider call; most calls have no scenario at all).
+  const scenarios = ctx.scenarios
+  for (let i = 0; i < scenarios.length; i++) {
+    const s = scenarios[i]
+    if (s.name === name && (s.target === undefined || s.target === providerId)) return true
+  }
+  return false
+}
 
 const aborted = () => new ApiError('TIMEOUT', 'The provider call was aborted', { reason: 'ABORTED' })
 
@@ -172,10 +179,7 @@ export interface SimulationOptions {
  */
 export function simulation(providerId: string, options: SimulationOptions) {
   const random = seededRandom(hash32(providerId))
-  return async function enter(ctx: CallContext, operation: string): Promise<void> {
-    if (ctx.signal.aborted) throw aborted()
-    const latency = options.latencyMs + (operation === 'PREBOOK' ? (options.prebookLatencyMs ?? 0) : 0)
-    if (latency > 0) await wait(latency, ctx.signal)
+  const afterWait = async (ctx: CallContext, operation: string): Promise<void> => {
     if (hasScenario(ctx, providerId, 'provider-timeout')) await wait(undefined, ctx.signal)
     if (hasScenario(ctx, providerId, 'provider-error')) {
       throw new ApiError('PROVIDER_ERROR', 'The provider answered with an error (scenario)', {
@@ -189,6 +193,17 @@ export function simulation(providerId: string, options: SimulationOptions) {
         operation,
       })
     }
+  }
+  return function enter(ctx: CallContext, operation: string): Promise<void> {
+    if (ctx.signal.aborted) return Promise.reject(aborted())
+    const latency = options.latencyMs + (operation === 'PREBOOK' ? (options.prebookLatencyMs ?? 0) : 0)
+    // Nothing to check after the latency (no scenario, no failure share): the wait itself, shared by the calls of a
+    // search (see wait), instead of an async function and its promise per call.
+    if (ctx.scenarios.length === 0 && !(options.failureRate > 0)) {
+      return latency > 0 ? wait(latency, ctx.signal) : Promise.resolve()
+    }
+    if (latency > 0) return wait(latency, ctx.signal).then(() => afterWait(ctx, operation))
+    return afterWait(ctx, operation)
   }
 }
 

@@ -81,73 +81,89 @@ function timeRounded(field: string, from: Date, to: Date, language: string): War
   }
 }
 
+type Answers = Lru<string, { answer: CarSearchAnswer; until: number; start: number }>
+
 /** Search, stations, offer details, prebook and book: the way to a booking. */
 export function shopping(rt: CarRuntime) {
   const { entry, profile, store, enter, scopeOf, soldOut, expired, bookable, present } = rt
   // Answers by environment, availability version and language, then by query (see queryKey).
-  const memo = new Map<string, Lru<string, { answer: CarSearchAnswer; until: number; start: number }>>()
+  const memo = new Map<string, Answers>()
+  // The scope of the last search (its key made once, not per call): the memo still holds its answers, since the
+  // memo is only ever cleared right before a new scope becomes the last one.
+  let last: { environment: string; version: string; language: string; answers: Answers } | undefined
+  const answersOf = (environment: string, version: string, language: string): Answers => {
+    if (last?.environment === environment && last.version === version && last.language === language) return last.answers
+    const scopeKey = `${environment}|${version}|${language}`
+    let answers = memo.get(scopeKey)
+    if (!answers) {
+      if (memo.size >= OFFER_MEMO_SCOPES) memo.clear()
+      answers = lru(OFFER_MEMO_ANSWERS)
+      memo.set(scopeKey, answers)
+    }
+    last = { environment, version, language, answers }
+    return answers
+  }
+  /** A search the memo has no answer for: every car priced, the answer kept in `answers`. */
+  async function price(query: CarSearchQuery, ctx: CallContext, answers: Answers): Promise<CarSearchAnswer> {
+    const { start, end } = roundPeriod(query.start, query.end, profile.roundMinutes)
+    const searchedPeriod = { start: start.toISOString(), end: end.toISOString() }
+    const warnings: Warning[] = []
+    if (start.getTime() !== query.start.getTime())
+      warnings.push(timeRounded('dates.start', query.start, start, ctx.language))
+    if (end.getTime() !== query.end.getTime()) warnings.push(timeRounded('dates.end', query.end, end, ctx.language))
+    const none = { offers: [], searchedPeriod, warnings }
+    const age = query.driverAge
+    if (soldOut(ctx) || start <= ctx.now || rentalDays(start, end) > profile.maxDays) return none
+    if (age !== undefined && age < 18) return none
+    let dropoff: SandboxStation | undefined
+    if (query.dropoff) {
+      if (!profile.oneWay) return none
+      dropoff = nearest(profile.stations, query.dropoff)[0]?.station
+      if (!dropoff) return none
+    }
+    const scope = scopeOf(ctx)
+    const found = nearest(profile.stations, query.pickup)
+    const free = await Promise.all(
+      found.map(({ station }) => store.freeUnits(ctx.environment, station.id, station.fleet, start, end)),
+    )
+    const offers = found.flatMap(({ station, distance }, i) => {
+      const to = dropoff ?? station
+      if (oneWayFee(station, to) === undefined) return []
+      return Object.entries(station.fleet).flatMap(([modelId, units]) => {
+        const model = profile.fleet.get(modelId)
+        if (!model || free[i][modelId] <= 0) return []
+        if (age !== undefined && age < minimumAge(model.vehicle.category)) return []
+        const params: OfferParams = {
+          s: station.id,
+          d: to.id,
+          m: modelId,
+          a: searchedPeriod.start,
+          b: searchedPeriod.end,
+          k: query.estimatedKilometers ?? 0,
+          ...(age !== undefined ? { g: age } : {}),
+          x: Math.round(distance),
+        }
+        const r: Resolved = { pickup: station, dropoff: to, model, units, start, end }
+        return [buildOffer(scope, params, r, free[i][modelId], { ratePercent: 0, language: ctx.language }).offer]
+      })
+    })
+    const answer = deepFreeze({ offers, searchedPeriod, warnings })
+    answers.set(queryKey(query), { answer, until: Date.now() + OFFER_MEMO_MS, start: start.getTime() })
+    return answer
+  }
   return {
+    // Small on purpose: an async function keeps every local of its body while it waits (20 calls per car search, each
+    // through the provider's latency), so pricing the cars is a function of its own (`price`).
     async searchCars(query: CarSearchQuery, ctx: CallContext): Promise<CarSearchAnswer> {
       await enter(ctx, 'SEARCH')
       if (!(query.end > query.start)) throw new ApiError('INVALID_DATE_RANGE', 'The rental must end after it starts')
       // The answer depends on nothing but the query, the language and the availability (through its version), so a
       // repeated search gets the same immutable answer instead of pricing every car again: the simulated provider
       // stays cheap to run. What depends on the call (a scenario, the time) is checked on every call.
-      const version = await store.availabilityVersion(ctx.environment)
-      const scopeKey = `${ctx.environment}|${version}|${ctx.language}`
-      let answers = memo.get(scopeKey)
-      if (!answers) {
-        if (memo.size >= OFFER_MEMO_SCOPES) memo.clear()
-        answers = lru(OFFER_MEMO_ANSWERS)
-        memo.set(scopeKey, answers)
-      }
+      const answers = answersOf(ctx.environment, await store.availabilityVersion(ctx.environment), ctx.language)
       const known = answers.get(queryKey(query))
       if (known && known.until > Date.now() && known.start > ctx.now.getTime() && !soldOut(ctx)) return known.answer
-      const { start, end } = roundPeriod(query.start, query.end, profile.roundMinutes)
-      const searchedPeriod = { start: start.toISOString(), end: end.toISOString() }
-      const warnings: Warning[] = []
-      if (start.getTime() !== query.start.getTime())
-        warnings.push(timeRounded('dates.start', query.start, start, ctx.language))
-      if (end.getTime() !== query.end.getTime()) warnings.push(timeRounded('dates.end', query.end, end, ctx.language))
-      const none = { offers: [], searchedPeriod, warnings }
-      const age = query.driverAge
-      if (soldOut(ctx) || start <= ctx.now || rentalDays(start, end) > profile.maxDays) return none
-      if (age !== undefined && age < 18) return none
-      let dropoff: SandboxStation | undefined
-      if (query.dropoff) {
-        if (!profile.oneWay) return none
-        dropoff = nearest(profile.stations, query.dropoff)[0]?.station
-        if (!dropoff) return none
-      }
-      const scope = scopeOf(ctx)
-      const found = nearest(profile.stations, query.pickup)
-      const free = await Promise.all(
-        found.map(({ station }) => store.freeUnits(ctx.environment, station.id, station.fleet, start, end)),
-      )
-      const offers = found.flatMap(({ station, distance }, i) => {
-        const to = dropoff ?? station
-        if (oneWayFee(station, to) === undefined) return []
-        return Object.entries(station.fleet).flatMap(([modelId, units]) => {
-          const model = profile.fleet.get(modelId)
-          if (!model || free[i][modelId] <= 0) return []
-          if (age !== undefined && age < minimumAge(model.vehicle.category)) return []
-          const params: OfferParams = {
-            s: station.id,
-            d: to.id,
-            m: modelId,
-            a: searchedPeriod.start,
-            b: searchedPeriod.end,
-            k: query.estimatedKilometers ?? 0,
-            ...(age !== undefined ? { g: age } : {}),
-            x: Math.round(distance),
-          }
-          const r: Resolved = { pickup: station, dropoff: to, model, units, start, end }
-          return [buildOffer(scope, params, r, free[i][modelId], { ratePercent: 0, language: ctx.language }).offer]
-        })
-      })
-      const answer = deepFreeze({ offers, searchedPeriod, warnings })
-      answers.set(queryKey(query), { answer, until: Date.now() + OFFER_MEMO_MS, start: start.getTime() })
-      return answer
+      return price(query, ctx, answers)
     },
 
     async stations(area: GeoArea, ctx: CallContext): Promise<ProviderStation[]> {
