@@ -98,7 +98,8 @@ export function createProviderCaller(resilience: Resilience, tracing?: Tracing) 
       signal: caller.signal,
       breakerKey: breakerKeyOf(id, caller.environment),
       staged,
-      ...(shareSignal ? { group: caller } : {}),
+      // Always the same shape (a spread of a conditional object copied it through a slow path per call).
+      group: shareSignal ? caller : undefined,
     }
     const connector = provider.connector
     const context = shareSignal ? sharedContextOf : contextOf
