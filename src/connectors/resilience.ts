@@ -317,24 +317,35 @@ function deadlineTimers() {
     calls: Set<Expiring>
     /** The groups (CallOptions.group) whose calls end at this deadline, and the controller each group's share. */
     groups: Map<object, AbortController> | undefined
+    deadline: number
+    /** In `buckets` still (not fired, not cleared). */
+    live: boolean
   }
   const buckets = new Map<number, Bucket>()
+  // The bucket used last: the ~20 calls of a search arm at one deadline, so most look-ups end here (a deadline is
+  // not a small integer, and a map look-up of one hashes a heap number).
+  let last: Bucket | undefined
   const fire = (deadline: number) => {
     const bucket = buckets.get(deadline)
     if (!bucket) return
     buckets.delete(deadline)
+    bucket.live = false
     for (const call of bucket.calls) call.expire()
   }
   const bucketOf = (deadline: number): Bucket => {
+    if (last !== undefined && last.deadline === deadline && last.live) return last
     let bucket = buckets.get(deadline)
     if (!bucket) {
       bucket = {
         timer: setTimeout(fire, Math.max(0, deadline - Date.now()), deadline),
         calls: new Set(),
         groups: undefined,
+        deadline,
+        live: true,
       }
       buckets.set(deadline, bucket)
     }
+    last = bucket
     return bucket
   }
   return {
@@ -357,10 +368,11 @@ function deadlineTimers() {
       bucketOf(deadline).calls.add(call)
     },
     disarm(deadline: number, call: Expiring) {
-      const bucket = buckets.get(deadline)
+      const bucket = last !== undefined && last.deadline === deadline && last.live ? last : buckets.get(deadline)
       if (!bucket?.calls.delete(call) || bucket.calls.size > 0) return
       clearTimeout(bucket.timer)
       buckets.delete(deadline)
+      bucket.live = false
     },
   }
 }
