@@ -209,11 +209,13 @@ export function createCarSearch(deps: SearchDeps) {
     for (let i = 0; i < answers.length; i++) {
       const provider = asked[i]
       const result = answers[i]
-      const base = { id: provider.entry.id, name: provider.entry.name }
+      // Each outcome as one literal (a spread of a shared base object per provider copied it by the slow path).
+      const { id, name } = provider.entry
       if (result.status === 'rejected') {
-        pending.push(provider.entry.id)
+        pending.push(id)
         outcomes.push({
-          ...base,
+          id,
+          name,
           status: sourceStatus(result),
           offers: 0,
           error: providerError(result.reason, caller.language),
@@ -226,7 +228,7 @@ export function createCarSearch(deps: SearchDeps) {
       for (let j = 0; j < offers.length; j++) {
         if (!matchesFilters(offers[j], request.filters)) continue
         freshOffers[merged] = offers[j]
-        freshProviders[merged] = provider.entry.id
+        freshProviders[merged] = id
         allKeys.cost[merged] = own.cost[j]
         allKeys.time[merged] = own.time[j]
         allKeys.co2[merged] = own.co2[j]
@@ -235,7 +237,7 @@ export function createCarSearch(deps: SearchDeps) {
       }
       searchedPeriod ??= result.value.searchedPeriod
       for (const w of result.value.warnings) warnings.set(`${w.code}|${w.field ?? ''}`, w)
-      outcomes.push({ ...base, status: 'OK', offers: count })
+      outcomes.push({ id, name, status: 'OK', offers: count })
     }
 
     freshOffers.length = merged
