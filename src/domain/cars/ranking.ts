@@ -324,9 +324,16 @@ function scratchFor(n: number, ranks: number) {
  * The first `limit` indices by `rank[i]` (0 ≤ rank < ranks), then `tie`, then index: a counting sort into one stretch
  * per rank, each stretch sorted on its own, and only as many as the limit needs. The same order as one stable
  * comparison sort by (rank, tie) over every offer, with a fraction of the comparisons. `rank` and the stretches are
- * the scratch arrays (see scratchFor).
+ * the scratch arrays (see scratchFor). `ordered`: no key `tie` reads is NaN, so it orders consistently (with a NaN,
+ * large stretches keep the built-in sort they always had).
  */
-function byRank(n: number, ranks: number, tie: (a: number, b: number) => number, limit: number): number[] {
+function byRank(
+  n: number,
+  ranks: number,
+  tie: (a: number, b: number) => number,
+  limit: number,
+  ordered: boolean,
+): number[] {
   const rank = rankScratch
   const sorted = sortedScratch
   // starts[r] where rank r's stretch begins; next[r] (at ranks + 1 + r) where its next entry goes.
@@ -344,7 +351,24 @@ function byRank(n: number, ranks: number, tie: (a: number, b: number) => number,
   for (let r = 0; r < ranks && taken < out.length; r++) {
     const from = starts[r]
     const to = starts[r + 1]
-    if (to - from > SMALL_BUCKET) {
+    if (to - from > SMALL_BUCKET && ordered) {
+      // Binary insertion: each entry goes after every one `tie` does not put after it (it has the larger index), in
+      // place, with log-many comparisons (no copy of the stretch to sort, as the built-in sort makes).
+      for (let k = from + 1; k < to; k++) {
+        const v = sorted[k]
+        let lo = from
+        let hi = k
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1
+          if (tie(sorted[mid], v) > 0) hi = mid
+          else lo = mid + 1
+        }
+        if (lo < k) {
+          sorted.copyWithin(lo + 1, lo, k)
+          sorted[lo] = v
+        }
+      }
+    } else if (to - from > SMALL_BUCKET) {
       const bucket = Array.from(sorted.subarray(from, to)).sort((a, b) => tie(a, b) || a - b)
       sorted.set(bucket, from)
     } else {
@@ -422,7 +446,7 @@ export function orderPool(
       const q = Math.floor(r / 101)
       rank[i] = r < 0 ? 101 : q - 4 * Math.floor(q / 4) === 0 ? 0 : 101 - (r - 101 * q)
     }
-    order = byRank(n, RANKS, tie, limit)
+    order = byRank(n, RANKS, tie, limit, !hasNaN(distance, n) && !hasNaN(price, n))
   } else {
     // By the rank of each offer's price (or distance) among the distinct ones, then as the comparison says: the
     // same order as sorting by the comparison, whose every tie the rank keeps together.
@@ -435,7 +459,7 @@ export function orderPool(
         : sortBy === 'DISTANCE'
           ? valueRanks(distance, n, false)
           : valueRanks(price, n, sortBy === 'PRICE_HIGH_TO_LOW')
-    if (ranks !== undefined) order = byRank(n, ranks, tie, limit)
+    if (ranks !== undefined) order = byRank(n, ranks, tie, limit, true)
   }
   if (!order) {
     // Only the comparator asked for is made.
