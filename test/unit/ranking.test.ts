@@ -155,6 +155,107 @@ describe('ranking', () => {
   })
 })
 
+/** What orderPool must equal: every index sorted by one stable comparison, then the first `limit`. */
+function fullSort(pool: { offers: ProviderCarOffer[]; recommendations: number[] }, sortBy: string, limit: number) {
+  const price = pool.offers.map((o) => o.price.totalPrice.amount)
+  const distance = pool.offers.map((o) => o.distanceMeters)
+  const tie = (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
+  const rank = pool.recommendations.map((r) => {
+    const rec = unpackRecommendation(r)
+    return rec === undefined ? 101 : rec.reasonCode === 'BEST_OVERALL' ? 0 : 101 - rec.score
+  })
+  const compare =
+    sortBy === 'RECOMMENDED'
+      ? (a: number, b: number) => rank[a] - rank[b] || tie(a, b)
+      : sortBy === 'PRICE_LOW_TO_HIGH'
+        ? (a: number, b: number) => price[a] - price[b] || tie(a, b)
+        : sortBy === 'PRICE_HIGH_TO_LOW'
+          ? (a: number, b: number) => price[b] - price[a] || tie(a, b)
+          : tie
+  return pool.offers
+    .map((_, i) => i)
+    .sort(compare)
+    .slice(0, limit)
+}
+
+describe('ordering by rank', () => {
+  // Few distinct values, so that long runs of equal prices, distances and scores (the tie-breaks) are common;
+  // zeros of both signs and infinities are equal to themselves as the comparison's subtraction sees them.
+  const value = fc.oneof(
+    fc.integer({ min: 0, max: 6 }).map((n) => n * 10),
+    fc.constantFrom(0, -0, Number.POSITIVE_INFINITY, 1e9, 12.5, 0.1 + 0.2),
+  )
+  const offer = fc.record({ amount: value, distance: value }).map(
+    ({ amount, distance }) =>
+      ({
+        price: { totalPrice: { amount, currency: 'EUR' } },
+        distanceMeters: distance,
+        vehicle: { co2Emissions: undefined },
+      }) as unknown as ProviderCarOffer,
+  )
+  const recommendation = fc.oneof(
+    fc.constant(-1),
+    fc
+      .record({
+        score: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constantFrom(40, 41)),
+        reason: fc.constantFrom(...REASONS),
+      })
+      .map(({ score, reason }) =>
+        packRecommendation({ score, reasonCode: reason, reason: '', factors: { cost: 0.5 } }),
+      ),
+  )
+
+  it('is the order of one stable comparison sort over every offer, cut at the limit, for every sortBy', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(offer, recommendation), { maxLength: 120, size: 'max' }),
+        fc.constantFrom('RECOMMENDED', 'PRICE_LOW_TO_HIGH', 'PRICE_HIGH_TO_LOW', 'DISTANCE'),
+        fc.oneof(fc.integer({ min: 0, max: 130 }), fc.constant(Number.POSITIVE_INFINITY)),
+        (entries, sortBy, limit) => {
+          const pool = {
+            offers: entries.map(([o]) => o),
+            providerIds: entries.map((_, i) => `p${i}`),
+            recommendations: entries.map(([, r]) => r),
+          }
+          const expected = fullSort(pool, sortBy, limit)
+          const ordered = orderPool(pool, sortBy as 'DISTANCE', limit)
+          assert.deepEqual(
+            ordered.providerIds,
+            expected.map((i) => `p${i}`),
+          )
+          assert.deepEqual(
+            ordered.recommendations,
+            expected.map((i) => pool.recommendations[i]),
+          )
+          assert.ok(ordered.offers.every((o, j) => o === pool.offers[expected[j]]))
+        },
+      ),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('orders larger pools than the last one, and smaller ones after it, the same way', () => {
+    for (const n of [5, 400, 3, 1000, 0, 50]) {
+      const offers = Array.from(
+        { length: n },
+        (_, i) =>
+          ({
+            price: { totalPrice: { amount: (i * 7919) % 97, currency: 'EUR' } },
+            distanceMeters: (i * 104729) % 13,
+            vehicle: { co2Emissions: undefined },
+          }) as unknown as ProviderCarOffer,
+      )
+      const pool = { offers, providerIds: offers.map((_, i) => `p${i}`), recommendations: offers.map(() => -1) }
+      for (const sortBy of ['RECOMMENDED', 'PRICE_LOW_TO_HIGH', 'PRICE_HIGH_TO_LOW', 'DISTANCE'] as const) {
+        assert.deepEqual(
+          orderPool(pool, sortBy, 200).providerIds,
+          fullSort(pool, sortBy, 200).map((i) => `p${i}`),
+        )
+      }
+    }
+  })
+})
+
 describe('offer keys', () => {
   it('are kept beside an answer only when nothing they were read from can change', () => {
     const make = (amount: number) =>

@@ -82,12 +82,14 @@ export function answerKeys(offers: readonly ProviderCarOffer[]): OfferKeys {
   return keys
 }
 
-/** Room for the keys of `n` offers (filled by the caller, see search's merge). */
-export const emptyKeys = (n: number): OfferKeys => ({
-  cost: new Float64Array(n),
-  time: new Float64Array(n),
-  co2: new Float64Array(n),
-})
+/**
+ * Room for the keys of `n` offers (filled by the caller, see search's merge): one buffer for the three, as a typed
+ * array of more than 64 bytes has its memory allocated (and later freed by the collector) outside the heap, each.
+ */
+export const emptyKeys = (n: number): OfferKeys => {
+  const all = new Float64Array(3 * n)
+  return { cost: all.subarray(0, n), time: all.subarray(n, 2 * n), co2: all.subarray(2 * n) }
+}
 
 /** The first `n` offers' keys. */
 export const keysUpTo = (keys: OfferKeys, n: number): OfferKeys => ({
@@ -293,30 +295,80 @@ const indices = (n: number) => {
   return out
 }
 
-/** Ranks are 0..101. */
+/** Ranks of RECOMMENDED are 0..101. */
 const RANKS = 102
 /** Buckets up to this size are sorted in place by insertion; larger ones by the built-in sort. */
 const SMALL_BUCKET = 16
 
 /**
- * The first `limit` indices by rank (small integers, 0..101), then `tie`, then index: a counting sort into one
- * stretch per rank of one typed array, each stretch sorted on its own (stable), and only as many as the limit needs.
- * The same order as one comparison sort over every offer, with a fraction of the comparisons and no array per rank.
+ * Working memory of the orderings, grown to the largest pool seen and reused: every ordering runs to its end without
+ * waiting, and its answer is copied out (typed arrays above 64 bytes are allocated outside the heap, one by one).
  */
-function byRank(rank: Uint8Array, tie: (a: number, b: number) => number, limit: number): number[] {
-  const n = rank.length
-  const starts = new Int32Array(RANKS + 1)
+let rankScratch = new Int32Array(0)
+let startScratch = new Int32Array(0)
+let sortedScratch = new Int32Array(0)
+let valueScratch = new Float64Array(0)
+
+function scratchFor(n: number, ranks: number) {
+  if (rankScratch.length < n) {
+    const size = Math.max(n, 2 * rankScratch.length)
+    rankScratch = new Int32Array(size)
+    sortedScratch = new Int32Array(size)
+    valueScratch = new Float64Array(size)
+  }
+  if (startScratch.length < 2 * ranks + 1)
+    startScratch = new Int32Array(Math.max(2 * ranks + 1, 2 * startScratch.length))
+}
+
+/**
+ * The first `limit` indices by `rank[i]` (0 ≤ rank < ranks), then `tie`, then index: a counting sort into one stretch
+ * per rank, each stretch sorted on its own, and only as many as the limit needs. The same order as one stable
+ * comparison sort by (rank, tie) over every offer, with a fraction of the comparisons. `rank` and the stretches are
+ * the scratch arrays (see scratchFor). `ordered`: no key `tie` reads is NaN, so it orders consistently (with a NaN,
+ * large stretches keep the built-in sort they always had).
+ */
+function byRank(
+  n: number,
+  ranks: number,
+  tie: (a: number, b: number) => number,
+  limit: number,
+  ordered: boolean,
+): number[] {
+  const rank = rankScratch
+  const sorted = sortedScratch
+  // starts[r] where rank r's stretch begins; next[r] (at ranks + 1 + r) where its next entry goes.
+  const starts = startScratch
+  starts.fill(0, 0, ranks + 1)
   for (let i = 0; i < n; i++) starts[rank[i] + 1]++
-  for (let r = 0; r < RANKS; r++) starts[r + 1] += starts[r]
-  const next = starts.slice(0, RANKS)
+  for (let r = 0; r < ranks; r++) starts[r + 1] += starts[r]
+  const next = ranks + 1
+  starts.copyWithin(next, 0, ranks)
   // Within a rank, in index order.
-  const sorted = new Int32Array(n)
-  for (let i = 0; i < n; i++) sorted[next[rank[i]]++] = i
-  const out: number[] = []
-  for (let r = 0; r < RANKS && out.length < limit; r++) {
+  for (let i = 0; i < n; i++) sorted[starts[next + rank[i]]++] = i
+  // As many as `out.length < limit` would take.
+  const out = new Array<number>(limit >= n ? n : limit > 0 ? Math.ceil(limit) : 0)
+  let taken = 0
+  for (let r = 0; r < ranks && taken < out.length; r++) {
     const from = starts[r]
     const to = starts[r + 1]
-    if (to - from > SMALL_BUCKET) {
+    if (to - from > SMALL_BUCKET && ordered) {
+      // Binary insertion: each entry goes after every one `tie` does not put after it (it has the larger index), in
+      // place, with log-many comparisons (no copy of the stretch to sort, as the built-in sort makes).
+      for (let k = from + 1; k < to; k++) {
+        const v = sorted[k]
+        let lo = from
+        let hi = k
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1
+          if (tie(sorted[mid], v) > 0) hi = mid
+          else lo = mid + 1
+        }
+        if (lo < k) {
+          sorted.copyWithin(lo + 1, lo, k)
+          sorted[lo] = v
+        }
+      }
+    } else if (to - from > SMALL_BUCKET) {
       const bucket = Array.from(sorted.subarray(from, to)).sort((a, b) => tie(a, b) || a - b)
       sorted.set(bucket, from)
     } else {
@@ -331,9 +383,41 @@ function byRank(rank: Uint8Array, tie: (a: number, b: number) => number, limit: 
         sorted[j + 1] = v
       }
     }
-    for (let k = from; k < to && out.length < limit; k++) out.push(sorted[k])
+    for (let k = from; k < to && taken < out.length; k++) out[taken++] = sorted[k]
   }
   return out
+}
+
+function hasNaN(values: Float64Array, n: number): boolean {
+  for (let i = 0; i < n; i++) if (Number.isNaN(values[i])) return true
+  return false
+}
+
+/**
+ * Each of the first `n` values' place among the distinct values (ascending, or descending) into rankScratch, and
+ * how many distinct values there are (none may be NaN). Equal values as `-` sees them (0 and -0, the same infinity)
+ * share a rank.
+ */
+function valueRanks(values: Float64Array, n: number, descending: boolean): number {
+  const distinct = valueScratch
+  distinct.set(values.subarray(0, n))
+  // A typed array's own sort: numeric, NaN last, no comparator.
+  distinct.subarray(0, n).sort()
+  let d = 0
+  for (let i = 0; i < n; i++) if (d === 0 || distinct[i] !== distinct[d - 1]) distinct[d++] = distinct[i]
+  const rank = rankScratch
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    let lo = 0
+    let hi = d - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (distinct[mid] < v) lo = mid + 1
+      else hi = mid
+    }
+    rank[i] = descending ? d - 1 - lo : lo
+  }
+  return d
 }
 
 /**
@@ -351,18 +435,33 @@ export function orderPool(
   const distance = keys.time
   const recs = pool.recommendations
   const tie = (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
-  let order: number[]
+  scratchFor(n, Math.max(RANKS, n))
+  let order: number[] | undefined
   if (sortBy === 'RECOMMENDED') {
     // 0 for BEST_OVERALL, then 101 - score (the lower, the better; no recommendation counts as 0).
-    const rank = new Uint8Array(n)
+    const rank = rankScratch
     for (let i = 0; i < n; i++) {
       const r = recs[i]
       // Score and reason of the packed number, by division (the % of numbers this large is a slow floating modulo).
       const q = Math.floor(r / 101)
       rank[i] = r < 0 ? 101 : q - 4 * Math.floor(q / 4) === 0 ? 0 : 101 - (r - 101 * q)
     }
-    order = byRank(rank, tie, limit)
+    order = byRank(n, RANKS, tie, limit, !hasNaN(distance, n) && !hasNaN(price, n))
   } else {
+    // By the rank of each offer's price (or distance) among the distinct ones, then as the comparison says: the
+    // same order as sorting by the comparison, whose every tie the rank keeps together.
+    // A NaN key (no order) or a limit `slice` reads otherwise (negative, fractional) keep the comparison sort.
+    const ranks =
+      !(limit >= 0 && (limit === Number.POSITIVE_INFINITY || Number.isSafeInteger(limit))) ||
+      hasNaN(distance, n) ||
+      hasNaN(price, n)
+        ? undefined
+        : sortBy === 'DISTANCE'
+          ? valueRanks(distance, n, false)
+          : valueRanks(price, n, sortBy === 'PRICE_HIGH_TO_LOW')
+    if (ranks !== undefined) order = byRank(n, ranks, tie, limit, true)
+  }
+  if (!order) {
     // Only the comparator asked for is made.
     const compare =
       sortBy === 'PRICE_LOW_TO_HIGH'
@@ -372,9 +471,15 @@ export function orderPool(
           : (a: number, b: number) => distance[a] - distance[b] || price[a] - price[b]
     order = indices(n).sort(compare).slice(0, limit)
   }
-  return {
-    offers: order.map((i) => pool.offers[i]),
-    providerIds: order.map((i) => pool.providerIds[i]),
-    recommendations: order.map((i) => recs[i]),
+  const k = order.length
+  const offers = new Array<ProviderCarOffer>(k)
+  const providerIds = new Array<string>(k)
+  const recommendations = new Array<number>(k)
+  for (let j = 0; j < k; j++) {
+    const i = order[j]
+    offers[j] = pool.offers[i]
+    providerIds[j] = pool.providerIds[i]
+    recommendations[j] = recs[i]
   }
+  return { offers, providerIds, recommendations }
 }
