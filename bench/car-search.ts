@@ -20,8 +20,12 @@
  * The machine's floor is measured in the same run: the same load against a bare node:http server that answers every
  * request after one 100 ms timer with the same bytes as the service's first page. What it misses of the target is
  * what this machine and the load generator cost before the service does anything.
+ *
+ * The p99 of one run rests on its slowest ~1 % of searches, and on a shared machine those are mostly the moments the
+ * service's event loop waited for a core: each run's contention (cores busy, the event loop's run-queue delay) is
+ * printed for the service's run and the floor's, so runs can be compared only with runs that were alike.
  */
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -258,6 +262,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     const callsBefore = searchCallOutcomes(await scrape(service))
 
     const sampler = sampleMemory(service)
+    const serviceContention = contentionProbe(service.child.proc.pid)
     let result: LoadResult
     let samples: { rss: number[]; heap: number[] }
     try {
@@ -265,6 +270,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     } finally {
       samples = sampler.stop()
     }
+    const contention = serviceContention()
     await sleep(1000)
     const after = await memoryNow(service)
     const callsAfter = searchCallOutcomes(await scrape(service))
@@ -325,6 +331,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     // The service is idle meanwhile (its sessions stay in memory; its memory was sampled above).
     const bare = await startBare(sample.text, 'application/json; charset=utf-8', PROVIDER_LATENCY_MS)
     let floor: LoadResult
+    const bareContention = contentionProbe(bare.child.proc.pid)
+    let floorContention: Contention | undefined
     try {
       floor = await load({
         ...loadOptions,
@@ -333,6 +341,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         durationSec: ctx.durationSec,
         warmupSec: Math.min(ctx.warmupSec, 2),
       })
+      floorContention = bareContention()
     } finally {
       await bare.stop()
     }
@@ -390,6 +399,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           : ` the target needs ≈ ${fmtInt(CONNECTIONS / ((PROVIDER_LATENCY_MS * MAX_P50_RATIO) / 1000))}/s)`) +
         `, load generator ${Math.round(result.cpu.client * 100)}%`,
       capacity(result, floor),
+      `contention: ${fmtContention(contention)} (service run); ${fmtContention(floorContention)} (floor run, with its warm-up)`,
       '',
       ...table(
         [
@@ -462,6 +472,55 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     await service.stop()
   }
 }
+
+interface Contention {
+  /** Share of all the machine's cores busy (any process), from /proc/stat. */
+  machineBusy: number
+  /** How long the server's main thread was ready to run but waited for a core (its run-queue delay). */
+  waitedMs: number
+  wallMs: number
+}
+
+/**
+ * How contended the machine was while a load ran: the share of all cores busy and the run-queue delay of the server's
+ * main thread (/proc/<pid>/task/<pid>/schedstat). Every millisecond the event loop waits for a core is added to the
+ * searches in flight, so on a shared machine the p99 follows it: compare p99 figures of runs whose contention is alike.
+ * Call it before the run; what it returns gives the figures since then (undefined without /proc).
+ */
+function contentionProbe(pid: number | undefined): () => Contention | undefined {
+  const read = () => {
+    if (pid === undefined) return undefined
+    try {
+      // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+      const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number)
+      const waitedNs = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1])
+      return {
+        busy: cpu.reduce((a, b) => a + b, 0) - cpu[3] - cpu[4],
+        total: cpu.reduce((a, b) => a + b, 0),
+        waitedNs,
+        at: performance.now(),
+      }
+    } catch {
+      return undefined
+    }
+  }
+  const before = read()
+  return () => {
+    const after = read()
+    if (!before || !after || after.total <= before.total || Number.isNaN(after.waitedNs - before.waitedNs)) return
+    return {
+      machineBusy: (after.busy - before.busy) / (after.total - before.total),
+      waitedMs: (after.waitedNs - before.waitedNs) / 1e6,
+      wallMs: after.at - before.at,
+    }
+  }
+}
+
+const fmtContention = (c: Contention | undefined) =>
+  c === undefined
+    ? 'n/a'
+    : `machine ${Math.round(c.machineBusy * 100)}% busy (${availableParallelism()} cores), server's event loop waited` +
+      ` ${fmtInt(c.waitedMs)} ms for a core (${((c.waitedMs / c.wallMs) * 100).toFixed(1)}% of the run)`
 
 /**
  * What the target's rate costs in cores on this machine: the service's and the load generator's CPU per search
