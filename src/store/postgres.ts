@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { type LoopStalls, watchLoopStalls } from '../platform/loop-stalls.ts'
 import { outageIn, unavailable } from '../platform/outage.ts'
 import type { Db, Store } from './db.ts'
 import { migrate } from './migrate.ts'
@@ -51,36 +52,67 @@ function unreachable(error: unknown): 'down' | 'busy' | undefined {
 
 type Callable = (...args: unknown[]) => unknown
 
+/** The driver's own timers: a query that was not answered in time, a connection attempt that did not get through. */
+const TIMED_OUT = /^(Query read timeout|timeout expired)/
+const timedOut = (error: unknown) => TIMED_OUT.test((error as { message?: string } | undefined)?.message ?? '')
+
 /**
  * Fails fast while the server is unreachable: after a connection-level failure every query answers 503
  * DATABASE_UNAVAILABLE at once, without a connection attempt, and a fresh connection probes every
  * DATABASE_PROBE_MS; the first that gets through lets queries run again. So a hung server costs one timeout, not
  * one per query, and a server that is back is used again within the probe interval.
+ *
+ * A timeout while this process's event loop stood still (`stalls`) says nothing about the server: the reply may have
+ * come in time and not been read. It fails its own query only; a probe at once decides whether the server is down.
+ * A timeout on a running loop still stops every query at once, and is probed at once too: a server that answers
+ * again (one slow query) is used again without waiting for the probe interval.
  */
-function outageGuard(url: string) {
+function outageGuard(url: string, stalls: LoopStalls) {
   let down = false
   let closed = false
-  const probe = async (): Promise<boolean> => {
+  let verifying = false
+  /** 'unsure' when the probe timed out while the loop stood still: that says nothing either. */
+  const probe = async (): Promise<'up' | 'down' | 'unsure'> => {
     const client = new pg.Client({
       connectionString: url,
       connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
       query_timeout: DATABASE_TIMEOUT_MS,
     })
     client.on('error', () => {})
+    const started = performance.now()
     try {
       await client.connect()
       await client.query('SELECT 1')
-      return true
+      return 'up'
     } catch {
-      return false
+      const tookMs = performance.now() - started
+      return tookMs >= DATABASE_TIMEOUT_MS && stalls.explains(DATABASE_TIMEOUT_MS) ? 'unsure' : 'down'
     } finally {
       client.end().catch(() => {})
     }
   }
-  const watch = async () => {
+  const watch = async (wait: boolean) => {
     while (down && !closed) {
-      await new Promise((resolve) => setTimeout(resolve, DATABASE_PROBE_MS).unref())
-      if (!closed && (await probe())) down = false
+      if (wait) await new Promise((resolve) => setTimeout(resolve, DATABASE_PROBE_MS).unref())
+      if (closed) return
+      const verdict = await probe()
+      if (verdict === 'up') down = false
+      // A probe the stalled loop made time out is tried again at once.
+      wait = verdict === 'down'
+    }
+  }
+  const fall = (probeAtOnce: boolean) => {
+    if (down) return
+    down = true
+    void watch(!probeAtOnce)
+  }
+  const verify = async () => {
+    if (verifying || down || closed) return
+    verifying = true
+    try {
+      if ((await probe()) === 'down' && !closed) fall(false)
+    } finally {
+      verifying = false
     }
   }
   return {
@@ -93,8 +125,9 @@ function outageGuard(url: string) {
       const kind = unreachable(error)
       if (!kind) return error
       if (kind === 'down' && !down) {
-        down = true
-        void watch()
+        if (!timedOut(error)) fall(false)
+        else if (stalls.explains(DATABASE_TIMEOUT_MS)) void verify()
+        else fall(true)
       }
       return unavailable('DATABASE')
     },
@@ -118,7 +151,8 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
   })
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {})
-  const guard = outageGuard(url)
+  const stalls = watchLoopStalls()
+  const guard = outageGuard(url, stalls)
   const refuse = () => Promise.reject(unavailable('DATABASE'))
   const fail = (error: unknown) => Promise.reject(guard.classify(error))
 
@@ -186,6 +220,7 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
     },
     close: async () => {
       guard.close()
+      stalls.close()
       await pool.end()
     },
   }

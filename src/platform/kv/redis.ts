@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { ApiError } from '../../contract/errors.ts'
+import { type LoopStalls, watchLoopStalls } from '../loop-stalls.ts'
 import { outageIn, unavailable } from '../outage.ts'
 import { DURABLE_MIN_TTL_MS } from './memory.ts'
 import type { Kv, KvJournal, RateLimiter } from './types.ts'
@@ -58,8 +59,13 @@ export function connectRedis(url: string): Redis {
   })
   // Connection errors reach the callers as rejected commands (503); unhandled, ioredis would print every reconnect.
   redis.on('error', () => {})
+  const stalls = watchLoopStalls()
+  loopStalls.set(redis, stalls)
+  redis.once('end', () => stalls.close())
   return redis
 }
+/** Each connection's watch of the event loop, which tells a hung server from a loop that did not read its reply. */
+const loopStalls = new WeakMap<Redis, LoopStalls>()
 
 /** Replies that mean Redis cannot serve now (loading its data, out of memory, a failover), not a wrong command. */
 const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|OOM|MISCONF|READONLY|NOREPLICAS)\b/
@@ -68,7 +74,9 @@ const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|OOM|MI
  * A failed command as the one error type: 503 REDIS_UNAVAILABLE for everything that says Redis is unreachable, hung
  * or not serving; an error reply to a wrong command stays what it is (a bug, answered 500). A command that timed out
  * drops the connection: a hung server then fails every further command at once (until a reconnect succeeds) instead
- * of costing each request another timeout.
+ * of costing each request another timeout. Not when the event loop stood still meanwhile: the reply may have come in
+ * time and not been read yet (src/platform/loop-stalls.ts); that timeout fails its own command only, and the
+ * connection, in order still (a late reply settles nothing but its own timed-out command), serves the next ones.
  */
 export function failure(redis: Redis) {
   return (error: unknown): never => {
@@ -77,7 +85,12 @@ export function failure(redis: Redis) {
     if (outage) throw outage
     const { name, message } = error as Error
     if (name === 'ReplyError' && !UNAVAILABLE_REPLY.test(message ?? '')) throw error
-    if (message === 'Command timed out' && !dropping.has(redis) && redis.status === 'ready') {
+    if (
+      message === 'Command timed out' &&
+      !dropping.has(redis) &&
+      redis.status === 'ready' &&
+      !loopStalls.get(redis)?.explains(REDIS_TIMEOUT_MS)
+    ) {
       dropping.add(redis)
       redis.once('ready', () => dropping.delete(redis))
       redis.disconnect(true)
