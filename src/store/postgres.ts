@@ -53,7 +53,7 @@ function unreachable(error: unknown): 'down' | 'busy' | undefined {
 type Callable = (...args: unknown[]) => unknown
 
 /** The driver's own timers: a query that was not answered in time, a connection attempt that did not get through. */
-const TIMED_OUT = /^(Query read timeout|timeout expired)/
+const TIMED_OUT = /^(Query read timeout|timeout expired|Connection terminated due to connection timeout)/
 const timedOut = (error: unknown) => TIMED_OUT.test((error as { message?: string } | undefined)?.message ?? '')
 
 /**

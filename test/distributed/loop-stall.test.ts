@@ -113,7 +113,7 @@ describe('a database that hangs while the loop runs is still down at once', { sk
 })
 
 describe('a stalled event loop is not a Redis outage', { skip }, () => {
-  it('a command that times out while the loop stands still fails alone; the connection stays', async () => {
+  it('a command whose reply came while the loop stood still is answered, and the connection stays', async () => {
     const redis = connectRedis(REDIS_URL)
     try {
       const kv = redisKv(redis, `mas_stall_${randomBytes(4).toString('hex')}:`)
@@ -122,7 +122,8 @@ describe('a stalled event loop is not a Redis outage', { skip }, () => {
       const inFlight = reasonOf(redis.blpop(`mas_stall_${randomBytes(4).toString('hex')}`, 0.3).catch(failure(redis)))
       await pause(20)
       await stall(REDIS_TIMEOUT_MS + 500)
-      assert.equal(await inFlight, 'SERVICE_UNAVAILABLE/REDIS_UNAVAILABLE', 'the stall made the command time out')
+      // Its timeout counts the time the loop ran: the reply that came meanwhile is read, not timed out.
+      assert.equal(await inFlight, 'answered', 'the command the stall held up')
       assert.equal(redis.status, 'ready', 'the connection is kept')
       assert.equal(await reasonOf(kv.get('a')), 'answered', 'the next command is answered')
     } finally {

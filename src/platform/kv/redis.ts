@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
+import { type Command, Redis } from 'ioredis'
 import { ApiError } from '../../contract/errors.ts'
 import { type LoopStalls, watchLoopStalls } from '../loop-stalls.ts'
 import { outageIn, unavailable } from '../outage.ts'
@@ -53,7 +53,7 @@ export function connectRedis(url: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: REDIS_TIMEOUT_MS,
+    // No commandTimeout: commands time out after REDIS_TIMEOUT_MS of time the event loop ran (timeOutCommands).
     connectTimeout: REDIS_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(100 * times, REDIS_RECONNECT_MAX_MS),
   })
@@ -62,10 +62,42 @@ export function connectRedis(url: string): Redis {
   const stalls = watchLoopStalls()
   loopStalls.set(redis, stalls)
   redis.once('end', () => stalls.close())
+  timeOutCommands(redis, stalls)
   return redis
 }
 /** Each connection's watch of the event loop, which tells a hung server from a loop that did not read its reply. */
 const loopStalls = new WeakMap<Redis, LoopStalls>()
+
+/** However long the loop stands still, a command that has not been answered fails after this many timeouts. */
+const STALLED_TIMEOUT_LIMIT = 3
+/** ioredis clears a command's timeout timer (this field) when the command settles, and arms none of its own then. */
+type TimedCommand = Pick<Command, 'isSettled' | 'reject'> & { _commandTimeoutTimer?: NodeJS.Timeout }
+
+/**
+ * ioredis's commandTimeout, counted in time the event loop ran: when the timer comes due while the loop stood still
+ * (src/platform/loop-stalls.ts), the reply may be waiting unread, so the command gets the time the loop lost (the
+ * next turn reads what came), up to STALLED_TIMEOUT_LIMIT timeouts in all. On a loop that runs, a command fails
+ * after REDIS_TIMEOUT_MS as with commandTimeout, with the same error.
+ */
+function timeOutCommands(redis: Redis, stalls: LoopStalls) {
+  const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown
+  redis.sendCommand = ((sent: Command, ...rest: unknown[]) => {
+    const result = send(sent, ...rest)
+    const command = sent as unknown as TimedCommand
+    if (command.isSettled || command._commandTimeoutTimer) return result
+    const started = performance.now()
+    const expire = () => {
+      if (command.isSettled) return
+      const waited = performance.now() - started
+      const ran = waited - stalls.stalledSince(started)
+      if (ran < REDIS_TIMEOUT_MS && waited < STALLED_TIMEOUT_LIMIT * REDIS_TIMEOUT_MS) {
+        command._commandTimeoutTimer = setTimeout(expire, Math.max(1, REDIS_TIMEOUT_MS - ran))
+      } else command.reject(new Error('Command timed out'))
+    }
+    command._commandTimeoutTimer = setTimeout(expire, REDIS_TIMEOUT_MS)
+    return result
+  }) as typeof redis.sendCommand
+}
 
 /** Replies that mean Redis cannot serve now (loading its data, out of memory, a failover), not a wrong command. */
 const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|OOM|MISCONF|READONLY|NOREPLICAS)\b/
