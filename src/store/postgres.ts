@@ -137,21 +137,76 @@ function outageGuard(url: string, stalls: LoopStalls) {
   }
 }
 
+/** However long the loop stands still, a query that has not been answered fails after this many timeouts. */
+const STALLED_TIMEOUT_LIMIT = 3
+
+/**
+ * The driver's Client with its query timeout (query_timeout, default DATABASE_TIMEOUT_MS) counted in time the event
+ * loop ran: when the timer comes due while the loop stood still (src/platform/loop-stalls.ts), the reply may be
+ * waiting unread, so the query gets back the time the loop lost (the next turn reads what came), up to
+ * STALLED_TIMEOUT_LIMIT timeouts in all. On a loop that runs, a query fails after its timeout with the driver's own
+ * error ("Query read timeout"). As with the driver's timeout, the query goes on on the server and its answer is
+ * dropped; the client is not used again (the pool removes a client released with an error, and a checked-out client
+ * whose query failed so is destroyed on release).
+ */
+function stallTolerantClient(stalls: LoopStalls): typeof pg.Client {
+  class StallTolerantClient extends pg.Client {}
+  const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown
+  StallTolerantClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as { submit?: unknown; query_timeout?: number } | undefined
+    // Cursors and streams (submittables) keep the driver's own handling; the store runs none.
+    if (config && typeof config === 'object' && typeof config.submit === 'function') return query.apply(this, args)
+    let timeoutMs = DATABASE_TIMEOUT_MS
+    if (config && typeof config === 'object' && config.query_timeout !== undefined) {
+      timeoutMs = config.query_timeout
+      args[0] = { ...config, query_timeout: undefined }
+    }
+    const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as Callable) : undefined
+    const answered = callback ? undefined : Promise.withResolvers<unknown>()
+    let done = false
+    let timer: NodeJS.Timeout | undefined
+    const finish = (error: unknown, result?: unknown) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      if (callback) callback(error, result)
+      else if (error) answered!.reject(error)
+      else answered!.resolve(result)
+    }
+    if (timeoutMs > 0) {
+      const started = performance.now()
+      const expire = () => {
+        if (done) return
+        const waited = performance.now() - started
+        const ran = waited - stalls.stalledSince(started)
+        if (ran < timeoutMs && waited < STALLED_TIMEOUT_LIMIT * timeoutMs) {
+          timer = setTimeout(expire, Math.max(1, timeoutMs - ran))
+        } else finish(new Error('Query read timeout'))
+      }
+      timer = setTimeout(expire, timeoutMs)
+    }
+    query.call(this, ...args, finish)
+    return answered?.promise
+  } as typeof pg.Client.prototype.query
+  return StallTolerantClient
+}
+
 /** Marks a pooled client whose query is wrapped already, with what its current checkout learnt. */
 const CHECKED = Symbol('checked')
 type Checked = pg.PoolClient & { [CHECKED]?: { broken?: Error } }
 
 export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
+  const stalls = watchLoopStalls()
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
-    query_timeout: DATABASE_TIMEOUT_MS,
+    // The query timeout (DATABASE_TIMEOUT_MS unless a query sets query_timeout) is the client's own.
+    Client: stallTolerantClient(stalls),
     keepAlive: true,
   })
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {})
-  const stalls = watchLoopStalls()
   const guard = outageGuard(url, stalls)
   const refuse = () => Promise.reject(unavailable('DATABASE'))
   const fail = (error: unknown) => Promise.reject(guard.classify(error))

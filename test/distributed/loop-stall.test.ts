@@ -62,13 +62,14 @@ describe('a stalled event loop is not a database outage', { skip }, () => {
     await drop?.()
   })
 
-  it('a query that times out while the loop stands still fails alone; the next query is answered', async () => {
+  it('a query whose answer came while the loop stood still is answered, and so are the next ones', async () => {
     await store.db.execute(sql`select 1`)
     // The server answers after 0.3 s, while the loop is held past the query's timeout: its timer runs first.
     const inFlight = reasonOf(store.db.execute(sql`select pg_sleep(0.3)`))
     await pause(20)
     await stall(DATABASE_TIMEOUT_MS + 500)
-    assert.equal(await inFlight, 'SERVICE_UNAVAILABLE/DATABASE_UNAVAILABLE', 'the stall made the query time out')
+    // Its timeout counts the time the loop ran: the answer that came meanwhile is read, not timed out.
+    assert.equal(await inFlight, 'answered', 'the query the stall held up')
     assert.equal(await reasonOf(store.db.execute(sql`select 1`)), 'answered', 'the database is not taken for down')
     await pause(50)
     assert.equal(await reasonOf(store.db.execute(sql`select 1`)), 'answered')
