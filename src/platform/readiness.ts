@@ -14,13 +14,16 @@ export interface Readiness {
 /**
  * Runs every check at once, each under `timeoutMs`: a dependency that hangs (a Redis that accepts the connection but
  * never answers, a database waiting for a lock) makes the answer "not ready" instead of making the probe hang.
+ * When the timer comes due, the answers that arrived meanwhile are read first (one turn of the loop): after the event
+ * loop stood still, a timer runs before the replies that came in time, and would call a dependency that answered
+ * not ready.
  */
 export async function checkReadiness(checks: ReadinessChecks, timeoutMs: number): Promise<Readiness> {
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]): Promise<[string, CheckStatus]> => {
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<CheckStatus>((resolve) => {
-        timer = setTimeout(() => resolve('TIMEOUT'), timeoutMs)
+        timer = setTimeout(() => setImmediate(resolve, 'TIMEOUT'), timeoutMs)
       })
       const outcome = Promise.resolve()
         .then(check)

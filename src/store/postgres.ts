@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { type LoopStalls, watchLoopStalls } from '../platform/loop-stalls.ts'
 import { outageIn, unavailable } from '../platform/outage.ts'
 import type { Db, Store } from './db.ts'
 import { migrate } from './migrate.ts'
@@ -51,36 +52,67 @@ function unreachable(error: unknown): 'down' | 'busy' | undefined {
 
 type Callable = (...args: unknown[]) => unknown
 
+/** The driver's own timers: a query that was not answered in time, a connection attempt that did not get through. */
+const TIMED_OUT = /^(Query read timeout|timeout expired|Connection terminated due to connection timeout)/
+const timedOut = (error: unknown) => TIMED_OUT.test((error as { message?: string } | undefined)?.message ?? '')
+
 /**
  * Fails fast while the server is unreachable: after a connection-level failure every query answers 503
  * DATABASE_UNAVAILABLE at once, without a connection attempt, and a fresh connection probes every
  * DATABASE_PROBE_MS; the first that gets through lets queries run again. So a hung server costs one timeout, not
  * one per query, and a server that is back is used again within the probe interval.
+ *
+ * A timeout while this process's event loop stood still (`stalls`) says nothing about the server: the reply may have
+ * come in time and not been read. It fails its own query only; a probe at once decides whether the server is down.
+ * A timeout on a running loop still stops every query at once, and is probed at once too: a server that answers
+ * again (one slow query) is used again without waiting for the probe interval.
  */
-function outageGuard(url: string) {
+function outageGuard(url: string, stalls: LoopStalls) {
   let down = false
   let closed = false
-  const probe = async (): Promise<boolean> => {
+  let verifying = false
+  /** 'unsure' when the probe timed out while the loop stood still: that says nothing either. */
+  const probe = async (): Promise<'up' | 'down' | 'unsure'> => {
     const client = new pg.Client({
       connectionString: url,
       connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
       query_timeout: DATABASE_TIMEOUT_MS,
     })
     client.on('error', () => {})
+    const started = performance.now()
     try {
       await client.connect()
       await client.query('SELECT 1')
-      return true
+      return 'up'
     } catch {
-      return false
+      const tookMs = performance.now() - started
+      return tookMs >= DATABASE_TIMEOUT_MS && stalls.explains(DATABASE_TIMEOUT_MS) ? 'unsure' : 'down'
     } finally {
       client.end().catch(() => {})
     }
   }
-  const watch = async () => {
+  const watch = async (wait: boolean) => {
     while (down && !closed) {
-      await new Promise((resolve) => setTimeout(resolve, DATABASE_PROBE_MS).unref())
-      if (!closed && (await probe())) down = false
+      if (wait) await new Promise((resolve) => setTimeout(resolve, DATABASE_PROBE_MS).unref())
+      if (closed) return
+      const verdict = await probe()
+      if (verdict === 'up') down = false
+      // A probe the stalled loop made time out is tried again at once.
+      wait = verdict === 'down'
+    }
+  }
+  const fall = (probeAtOnce: boolean) => {
+    if (down) return
+    down = true
+    void watch(!probeAtOnce)
+  }
+  const verify = async () => {
+    if (verifying || down || closed) return
+    verifying = true
+    try {
+      if ((await probe()) === 'down' && !closed) fall(false)
+    } finally {
+      verifying = false
     }
   }
   return {
@@ -93,8 +125,9 @@ function outageGuard(url: string) {
       const kind = unreachable(error)
       if (!kind) return error
       if (kind === 'down' && !down) {
-        down = true
-        void watch()
+        if (!timedOut(error)) fall(false)
+        else if (stalls.explains(DATABASE_TIMEOUT_MS)) void verify()
+        else fall(true)
       }
       return unavailable('DATABASE')
     },
@@ -104,21 +137,77 @@ function outageGuard(url: string) {
   }
 }
 
+/** However long the loop stands still, a query that has not been answered fails after this many timeouts. */
+const STALLED_TIMEOUT_LIMIT = 3
+
+/**
+ * The driver's Client with its query timeout (query_timeout, default DATABASE_TIMEOUT_MS) counted in time the event
+ * loop ran: when the timer comes due while the loop stood still (src/platform/loop-stalls.ts), the reply may be
+ * waiting unread, so the query gets back the time the loop lost (the next turn reads what came), up to
+ * STALLED_TIMEOUT_LIMIT timeouts in all. On a loop that runs, a query fails after its timeout with the driver's own
+ * error ("Query read timeout"). As with the driver's timeout, the query goes on on the server and its answer is
+ * dropped; the client is not used again (the pool removes a client released with an error, and a checked-out client
+ * whose query failed so is destroyed on release).
+ */
+function stallTolerantClient(stalls: LoopStalls): typeof pg.Client {
+  class StallTolerantClient extends pg.Client {}
+  const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown
+  StallTolerantClient.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as { submit?: unknown; query_timeout?: number } | undefined
+    // Cursors and streams (submittables) keep the driver's own handling; the store runs none.
+    if (config && typeof config === 'object' && typeof config.submit === 'function') return query.apply(this, args)
+    let timeoutMs = DATABASE_TIMEOUT_MS
+    if (config && typeof config === 'object' && config.query_timeout !== undefined) {
+      timeoutMs = config.query_timeout
+      args[0] = { ...config, query_timeout: undefined }
+    }
+    const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as Callable) : undefined
+    const answered = callback ? undefined : Promise.withResolvers<unknown>()
+    let done = false
+    let timer: NodeJS.Timeout | undefined
+    const finish = (error: unknown, result?: unknown) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      if (callback) callback(error, result)
+      else if (error) answered!.reject(error)
+      else answered!.resolve(result)
+    }
+    if (timeoutMs > 0) {
+      const started = performance.now()
+      const expire = () => {
+        if (done) return
+        const waited = performance.now() - started
+        const ran = waited - stalls.stalledSince(started)
+        if (ran < timeoutMs && waited < STALLED_TIMEOUT_LIMIT * timeoutMs) {
+          timer = setTimeout(expire, Math.max(1, timeoutMs - ran))
+        } else finish(new Error('Query read timeout'))
+      }
+      timer = setTimeout(expire, timeoutMs)
+    }
+    query.call(this, ...args, finish)
+    return answered?.promise
+  } as typeof pg.Client.prototype.query
+  return StallTolerantClient
+}
+
 /** Marks a pooled client whose query is wrapped already, with what its current checkout learnt. */
 const CHECKED = Symbol('checked')
 type Checked = pg.PoolClient & { [CHECKED]?: { broken?: Error } }
 
 export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
+  const stalls = watchLoopStalls()
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: DATABASE_TIMEOUT_MS,
-    query_timeout: DATABASE_TIMEOUT_MS,
+    // The query timeout (DATABASE_TIMEOUT_MS unless a query sets query_timeout) is the client's own.
+    Client: stallTolerantClient(stalls),
     keepAlive: true,
   })
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {})
-  const guard = outageGuard(url)
+  const guard = outageGuard(url, stalls)
   const refuse = () => Promise.reject(unavailable('DATABASE'))
   const fail = (error: unknown) => Promise.reject(guard.classify(error))
 
@@ -186,6 +275,7 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Store> {
     },
     close: async () => {
       guard.close()
+      stalls.close()
       await pool.end()
     },
   }

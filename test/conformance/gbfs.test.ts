@@ -251,6 +251,8 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
 // The micromobility suite, over the official fixtures of each version
 
 const T0 = Date.parse('2031-05-05T08:00:00.000Z')
+/** The longest timeout the options allow: a hanging provider's calls end when the caller gives up, not before. */
+const HANG_TIMEOUT_MS = 120_000
 const micromobility = { is: isMicromobilityConnector, name: 'micromobility' }
 let mounts = 0
 
@@ -300,7 +302,8 @@ function gbfsProfile(
     async hanging(signal) {
       const prefix = mounted()
       server.hang(`${prefix}/gbfs.json`)
-      const s = build(prefix)
+      // Only the caller's giving up ends a call (the profile's own 1 s timeout could end it first on a loaded machine).
+      const s = build(prefix, { timeoutMs: HANG_TIMEOUT_MS })
       return { s, ctx: s.ctx({ signal }), restore: () => server.mount(prefix, version) }
     },
     badOptions: [

@@ -65,6 +65,8 @@ async function rideable(s: { connector: TompConnector; ctx: () => CallContext })
 const TOMP_ID = 'tomp-freebike'
 /** Past the TOMP connector's default refresh (30 s) and maxStaleSeconds (300 s). */
 const PAST_STALE_MS = 301_000
+/** The longest timeout the options allow: a hanging operator's calls end when the caller gives up, not before. */
+const HANG_TIMEOUT_MS = 120_000
 const suiteOperators = new Map<MicroSetup['clock'], TompOperator>()
 const micromobility = { is: isMicromobilityConnector, name: 'micromobility' }
 
@@ -130,7 +132,8 @@ function tompProfile(): TripProfile {
       return { s, ctxs: [s.ctx()], reason: 'OPERATOR_ERROR', restore }
     },
     async hanging(signal) {
-      const s = await make()
+      // Only the caller's giving up ends a call (the profile's own 2 s timeout could end it first on a loaded machine).
+      const s = await make({ timeoutMs: HANG_TIMEOUT_MS })
       operatorOf(s).mode = 'hang'
       s.clock.advance(PAST_STALE_MS)
       const restore = () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
+import { type Command, Redis } from 'ioredis'
 import { ApiError } from '../../contract/errors.ts'
+import { type LoopStalls, watchLoopStalls } from '../loop-stalls.ts'
 import { outageIn, unavailable } from '../outage.ts'
 import { DURABLE_MIN_TTL_MS } from './memory.ts'
 import type { Kv, KvJournal, RateLimiter } from './types.ts'
@@ -52,13 +53,50 @@ export function connectRedis(url: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: REDIS_TIMEOUT_MS,
+    // No commandTimeout: commands time out after REDIS_TIMEOUT_MS of time the event loop ran (timeOutCommands).
     connectTimeout: REDIS_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(100 * times, REDIS_RECONNECT_MAX_MS),
   })
   // Connection errors reach the callers as rejected commands (503); unhandled, ioredis would print every reconnect.
   redis.on('error', () => {})
+  const stalls = watchLoopStalls()
+  loopStalls.set(redis, stalls)
+  redis.once('end', () => stalls.close())
+  timeOutCommands(redis, stalls)
   return redis
+}
+/** Each connection's watch of the event loop, which tells a hung server from a loop that did not read its reply. */
+const loopStalls = new WeakMap<Redis, LoopStalls>()
+
+/** However long the loop stands still, a command that has not been answered fails after this many timeouts. */
+const STALLED_TIMEOUT_LIMIT = 3
+/** ioredis clears a command's timeout timer (this field) when the command settles, and arms none of its own then. */
+type TimedCommand = Pick<Command, 'isSettled' | 'reject'> & { _commandTimeoutTimer?: NodeJS.Timeout }
+
+/**
+ * ioredis's commandTimeout, counted in time the event loop ran: when the timer comes due while the loop stood still
+ * (src/platform/loop-stalls.ts), the reply may be waiting unread, so the command gets the time the loop lost (the
+ * next turn reads what came), up to STALLED_TIMEOUT_LIMIT timeouts in all. On a loop that runs, a command fails
+ * after REDIS_TIMEOUT_MS as with commandTimeout, with the same error.
+ */
+function timeOutCommands(redis: Redis, stalls: LoopStalls) {
+  const send = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown
+  redis.sendCommand = ((sent: Command, ...rest: unknown[]) => {
+    const result = send(sent, ...rest)
+    const command = sent as unknown as TimedCommand
+    if (command.isSettled || command._commandTimeoutTimer) return result
+    const started = performance.now()
+    const expire = () => {
+      if (command.isSettled) return
+      const waited = performance.now() - started
+      const ran = waited - stalls.stalledSince(started)
+      if (ran < REDIS_TIMEOUT_MS && waited < STALLED_TIMEOUT_LIMIT * REDIS_TIMEOUT_MS) {
+        command._commandTimeoutTimer = setTimeout(expire, Math.max(1, REDIS_TIMEOUT_MS - ran))
+      } else command.reject(new Error('Command timed out'))
+    }
+    command._commandTimeoutTimer = setTimeout(expire, REDIS_TIMEOUT_MS)
+    return result
+  }) as typeof redis.sendCommand
 }
 
 /** Replies that mean Redis cannot serve now (loading its data, out of memory, a failover), not a wrong command. */
@@ -68,7 +106,9 @@ const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|OOM|MI
  * A failed command as the one error type: 503 REDIS_UNAVAILABLE for everything that says Redis is unreachable, hung
  * or not serving; an error reply to a wrong command stays what it is (a bug, answered 500). A command that timed out
  * drops the connection: a hung server then fails every further command at once (until a reconnect succeeds) instead
- * of costing each request another timeout.
+ * of costing each request another timeout. Not when the event loop stood still meanwhile: the reply may have come in
+ * time and not been read yet (src/platform/loop-stalls.ts); that timeout fails its own command only, and the
+ * connection, in order still (a late reply settles nothing but its own timed-out command), serves the next ones.
  */
 export function failure(redis: Redis) {
   return (error: unknown): never => {
@@ -77,7 +117,12 @@ export function failure(redis: Redis) {
     if (outage) throw outage
     const { name, message } = error as Error
     if (name === 'ReplyError' && !UNAVAILABLE_REPLY.test(message ?? '')) throw error
-    if (message === 'Command timed out' && !dropping.has(redis) && redis.status === 'ready') {
+    if (
+      message === 'Command timed out' &&
+      !dropping.has(redis) &&
+      redis.status === 'ready' &&
+      !loopStalls.get(redis)?.explains(REDIS_TIMEOUT_MS)
+    ) {
       dropping.add(redis)
       redis.once('ready', () => dropping.delete(redis))
       redis.disconnect(true)
