@@ -15,6 +15,22 @@ export interface LoopStalls {
   close(): void
 }
 
+/**
+ * A timeout error that says whether the loop's stalls ended it (`stalled`): a query or command gets back the time the
+ * loop lost, so its timeout means a server that did not answer in time the loop ran, unless the cap on that (a few
+ * timeouts in all) ended it first. Its handler must not excuse it again by the stalls around it.
+ */
+export function timeoutError(message: string, stalled: boolean): Error & { stalled: boolean } {
+  return Object.assign(new Error(message), { stalled })
+}
+
+/** Whether a timeout was ended by the loop's stalls: the error's own mark, else what the stalls around now say. */
+export function stalledTimeout(error: unknown, stalls: LoopStalls | undefined, timeoutMs: number): boolean {
+  const mark = (error as { stalled?: unknown } | undefined)?.stalled
+  if (typeof mark === 'boolean') return mark
+  return stalls?.explains(timeoutMs) ?? false
+}
+
 /** How often the loop is checked. */
 const BEAT_MS = 100
 /** A beat this late is a stall; shorter delays are a loop busy with ordinary work. */

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { type LoopStalls, watchLoopStalls } from '../platform/loop-stalls.ts'
+import { type LoopStalls, stalledTimeout, timeoutError, watchLoopStalls } from '../platform/loop-stalls.ts'
 import { outageIn, unavailable } from '../platform/outage.ts'
 import type { Db, Store } from './db.ts'
 import { migrate } from './migrate.ts'
@@ -110,7 +110,11 @@ function outageGuard(url: string, stalls: LoopStalls) {
     if (verifying || down || closed) return
     verifying = true
     try {
-      if ((await probe()) === 'down' && !closed) fall(false)
+      // A probe the stalled loop made time out is tried again, a few times: a loop that keeps stalling must not keep
+      // a hung server from being found out (each query would hold a pooled client for up to the stall cap).
+      let verdict = await probe()
+      for (let i = 1; verdict === 'unsure' && i < VERIFY_PROBES && !closed && !down; i++) verdict = await probe()
+      if (verdict !== 'up' && !closed) fall(false)
     } finally {
       verifying = false
     }
@@ -126,7 +130,8 @@ function outageGuard(url: string, stalls: LoopStalls) {
       if (!kind) return error
       if (kind === 'down' && !down) {
         if (!timedOut(error)) fall(false)
-        else if (stalls.explains(DATABASE_TIMEOUT_MS)) void verify()
+        // A query's own timeout says whether the stalls ended it; the driver's connect timeouts are judged by the stalls.
+        else if (stalledTimeout(error, stalls, DATABASE_TIMEOUT_MS)) void verify()
         else fall(true)
       }
       return unavailable('DATABASE')
@@ -136,6 +141,9 @@ function outageGuard(url: string, stalls: LoopStalls) {
     },
   }
 }
+
+/** Probes in a row that a stalled loop made time out before the server counts as down all the same. */
+const VERIFY_PROBES = 3
 
 /** However long the loop stands still, a query that has not been answered fails after this many timeouts. */
 const STALLED_TIMEOUT_LIMIT = 3
@@ -181,11 +189,18 @@ function stallTolerantClient(stalls: LoopStalls): typeof pg.Client {
         const ran = waited - stalls.stalledSince(started)
         if (ran < timeoutMs && waited < STALLED_TIMEOUT_LIMIT * timeoutMs) {
           timer = setTimeout(expire, Math.max(1, timeoutMs - ran))
-        } else finish(new Error('Query read timeout'))
+        } else finish(timeoutError('Query read timeout', ran < timeoutMs))
       }
       timer = setTimeout(expire, timeoutMs)
     }
-    query.call(this, ...args, finish)
+    try {
+      query.call(this, ...args, finish)
+    } catch (error) {
+      // The driver refused the query at once (no text, say): no timer may fail a promise nobody holds.
+      done = true
+      clearTimeout(timer)
+      throw error
+    }
     return answered?.promise
   } as typeof pg.Client.prototype.query
   return StallTolerantClient

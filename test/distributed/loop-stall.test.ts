@@ -111,7 +111,33 @@ describe('a database that hangs while the loop runs is still down at once', { sk
       await pause(50)
     }
   })
+
+  it('a short stall early in a query to a hung server does not excuse its timeout: down at once after it', async () => {
+    await waitAnswered(store)
+    proxy.cut()
+    const inFlight = reasonOf(store.db.execute(sql`select 1`))
+    await pause(20)
+    // A third of the timeout and more: the stall alone would "explain" a timeout, but the query still had its full
+    // time of a running loop, and the server did not answer in it.
+    await stall(DATABASE_TIMEOUT_MS / 2)
+    assert.equal(await inFlight, 'SERVICE_UNAVAILABLE/DATABASE_UNAVAILABLE')
+    const started = performance.now()
+    assert.equal(await reasonOf(store.db.execute(sql`select 1`)), 'SERVICE_UNAVAILABLE/DATABASE_UNAVAILABLE')
+    const failedInMs = performance.now() - started
+    assert.ok(failedInMs < 200, `the next query failed at once, not after ${Math.round(failedInMs)} ms`)
+    proxy.mend()
+    await waitAnswered(store)
+  })
 })
+
+/** Waits until the store answers queries again (within 5 s). */
+async function waitAnswered(store: Store) {
+  const since = performance.now()
+  while ((await reasonOf(store.db.execute(sql`select 1`))) !== 'answered') {
+    assert.ok(performance.now() - since < 5_000, 'queries run again within 5 s')
+    await pause(50)
+  }
+}
 
 describe('a stalled event loop is not a Redis outage', { skip }, () => {
   it('a command whose reply came while the loop stood still is answered, and the connection stays', async () => {
@@ -153,6 +179,28 @@ describe('a stalled event loop is not a Redis outage', { skip }, () => {
         assert.ok(performance.now() - mendedAt < 5_000, 'commands run again within 5 s')
         await pause(50)
       }
+    } finally {
+      redis.disconnect()
+      await proxy.close()
+    }
+  })
+
+  it('a short stall early in a command to a hung Redis does not excuse its timeout: the connection is dropped', async () => {
+    const target = new URL(REDIS_URL)
+    const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+    const redis = connectRedis(via(REDIS_URL, proxy.port))
+    try {
+      const kv = redisKv(redis, `mas_hang_${randomBytes(4).toString('hex')}:`)
+      assert.equal(await kv.ready(5_000), true)
+      proxy.cut()
+      const inFlight = reasonOf(kv.get('a'))
+      await pause(20)
+      await stall(REDIS_TIMEOUT_MS / 2)
+      assert.equal(await inFlight, 'SERVICE_UNAVAILABLE/REDIS_UNAVAILABLE')
+      const started = performance.now()
+      assert.equal(await reasonOf(kv.get('a')), 'SERVICE_UNAVAILABLE/REDIS_UNAVAILABLE')
+      const failedInMs = performance.now() - started
+      assert.ok(failedInMs < 200, `the next command failed at once, not after ${Math.round(failedInMs)} ms`)
     } finally {
       redis.disconnect()
       await proxy.close()

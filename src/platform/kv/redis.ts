@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { type Command, Redis } from 'ioredis'
 import { ApiError } from '../../contract/errors.ts'
-import { type LoopStalls, watchLoopStalls } from '../loop-stalls.ts'
+import { type LoopStalls, stalledTimeout, timeoutError, watchLoopStalls } from '../loop-stalls.ts'
 import { outageIn, unavailable } from '../outage.ts'
 import { DURABLE_MIN_TTL_MS } from './memory.ts'
 import type { Kv, KvJournal, RateLimiter } from './types.ts'
@@ -92,7 +92,7 @@ function timeOutCommands(redis: Redis, stalls: LoopStalls) {
       const ran = waited - stalls.stalledSince(started)
       if (ran < REDIS_TIMEOUT_MS && waited < STALLED_TIMEOUT_LIMIT * REDIS_TIMEOUT_MS) {
         command._commandTimeoutTimer = setTimeout(expire, Math.max(1, REDIS_TIMEOUT_MS - ran))
-      } else command.reject(new Error('Command timed out'))
+      } else command.reject(timeoutError('Command timed out', ran < REDIS_TIMEOUT_MS))
     }
     command._commandTimeoutTimer = setTimeout(expire, REDIS_TIMEOUT_MS)
     return result
@@ -121,7 +121,8 @@ export function failure(redis: Redis) {
       message === 'Command timed out' &&
       !dropping.has(redis) &&
       redis.status === 'ready' &&
-      !loopStalls.get(redis)?.explains(REDIS_TIMEOUT_MS)
+      // A command that had its full time of a running loop is a hung server, whatever stalls came around it.
+      !stalledTimeout(error, loopStalls.get(redis), REDIS_TIMEOUT_MS)
     ) {
       dropping.add(redis)
       redis.once('ready', () => dropping.delete(redis))
