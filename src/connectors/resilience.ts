@@ -331,6 +331,13 @@ function deadlineTimers() {
     buckets.delete(deadline)
     bucket.live = false
     for (const call of bucket.calls) call.expire()
+    forget(bucket)
+  }
+  // A spent bucket keeps nothing of its calls or their callers alive (it may stay `last` until the next arm).
+  const forget = (bucket: Bucket) => {
+    bucket.calls.clear()
+    bucket.groups = undefined
+    if (last === bucket) last = undefined
   }
   const bucketOf = (deadline: number): Bucket => {
     if (last !== undefined && last.deadline === deadline && last.live) return last
@@ -373,6 +380,7 @@ function deadlineTimers() {
       clearTimeout(bucket.timer)
       buckets.delete(deadline)
       bucket.live = false
+      forget(bucket)
     },
   }
 }
