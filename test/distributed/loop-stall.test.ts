@@ -159,13 +159,7 @@ describe('a stalled event loop is not a Redis outage', { skip }, () => {
   })
 
   it('a Redis that hangs while the loop runs: one timeout, then 503 REDIS_UNAVAILABLE at once, then back', async () => {
-    const target = new URL(REDIS_URL)
-    const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
-    const redis = connectRedis(via(REDIS_URL, proxy.port))
-    try {
-      const kv = redisKv(redis, `mas_hang_${randomBytes(4).toString('hex')}:`)
-      assert.equal(await kv.ready(5_000), true)
-      proxy.cut()
+    await withHungRedis(async (kv, proxy) => {
       let started = performance.now()
       assert.equal(await reasonOf(kv.get('a')), 'SERVICE_UNAVAILABLE/REDIS_UNAVAILABLE')
       assert.ok(performance.now() - started >= REDIS_TIMEOUT_MS - 50, 'the first command waited for its timeout')
@@ -179,20 +173,11 @@ describe('a stalled event loop is not a Redis outage', { skip }, () => {
         assert.ok(performance.now() - mendedAt < 5_000, 'commands run again within 5 s')
         await pause(50)
       }
-    } finally {
-      redis.disconnect()
-      await proxy.close()
-    }
+    })
   })
 
   it('a short stall early in a command to a hung Redis does not excuse its timeout: the connection is dropped', async () => {
-    const target = new URL(REDIS_URL)
-    const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
-    const redis = connectRedis(via(REDIS_URL, proxy.port))
-    try {
-      const kv = redisKv(redis, `mas_hang_${randomBytes(4).toString('hex')}:`)
-      assert.equal(await kv.ready(5_000), true)
-      proxy.cut()
+    await withHungRedis(async (kv) => {
       const inFlight = reasonOf(kv.get('a'))
       await pause(20)
       await stall(REDIS_TIMEOUT_MS / 2)
@@ -201,9 +186,24 @@ describe('a stalled event loop is not a Redis outage', { skip }, () => {
       assert.equal(await reasonOf(kv.get('a')), 'SERVICE_UNAVAILABLE/REDIS_UNAVAILABLE')
       const failedInMs = performance.now() - started
       assert.ok(failedInMs < 200, `the next command failed at once, not after ${Math.round(failedInMs)} ms`)
-    } finally {
-      redis.disconnect()
-      await proxy.close()
-    }
+    })
   })
 })
+
+/** Runs `test` with a Redis connection through a proxy, the proxy cut (a Redis that hangs) once the key store is ready. */
+async function withHungRedis(
+  test: (kv: ReturnType<typeof redisKv>, proxy: Awaited<ReturnType<typeof tcpProxy>>) => Promise<void>,
+) {
+  const target = new URL(REDIS_URL)
+  const proxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+  const redis = connectRedis(via(REDIS_URL, proxy.port))
+  try {
+    const kv = redisKv(redis, `mas_hang_${randomBytes(4).toString('hex')}:`)
+    assert.equal(await kv.ready(5_000), true)
+    proxy.cut()
+    await test(kv, proxy)
+  } finally {
+    redis.disconnect()
+    await proxy.close()
+  }
+}
