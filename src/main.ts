@@ -4,6 +4,7 @@ import { runPrimary } from './cluster.ts'
 import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts'
 import { demoBanner, ensureDemoTenant } from './demo-tenant.ts'
 import { workerMetrics } from './platform/cluster-metrics.ts'
+import { noAllocationSitePretenuring } from './platform/gc-tuning.ts'
 import { collectStartGarbage } from './platform/start-garbage.ts'
 import { StartupError } from './platform/startup-error.ts'
 import { openRuntime } from './runtime.ts'
@@ -13,6 +14,8 @@ async function main() {
   if (Number(process.versions.node.split('.')[0]) < 24) {
     throw new StartupError(`Node.js 24 or newer is needed (this is ${process.versions.node}); run \`npm start\``)
   }
+  // Before any request: objects that live through a provider's wait must not make V8 allocate in the old generation.
+  noAllocationSitePretenuring()
   const config = loadConfig()
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, (workers) => serviceBanner(config, workers))
   // Providers report problems while they run (a feed failing on refresh); until the service's log exists they wait here.
