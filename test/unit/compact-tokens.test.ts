@@ -51,6 +51,33 @@ describe('compact tokens', () => {
     )
   })
 
+  it('MAC messages that share their first blocks from the chain after them, as each alone would be', () => {
+    const key = keyOf('k', NIST_KEY, NIST_KEY)
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 5 }),
+        fc.uint8Array({ maxLength: 15 }),
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 80 }), { minLength: 1, maxLength: 20 }),
+        (blocks, rest, tails) => {
+          const prefix = Buffer.concat([
+            NIST_MESSAGE.subarray(0, 16 * Math.min(blocks, 4)),
+            Buffer.alloc(16 * Math.max(0, blocks - 4), 7),
+          ])
+          const messages = tails.map((tail) => Buffer.concat([prefix, rest, tail]))
+          const alone = messages.map((m) => cmacAll(key, [m])[0].toString('hex'))
+          assert.deepEqual(
+            cmacAll(key, messages, blocks).map((m) => m.toString('hex')),
+            alone,
+          )
+          assert.deepEqual(
+            cmacAll(key, messages).map((m) => m.toString('hex')),
+            alone,
+          )
+        },
+      ),
+    )
+  })
+
   it('open what they sealed, a page at once, for the same context only', () => {
     fc.assert(
       fc.property(

@@ -119,10 +119,21 @@ function padded(key: Key, data: Buffer, start: number, length: number, into: Buf
  * One message is one CBC call (the long-lived CBC cipher's chain is undone in its first block). Several run side by
  * side: round j encrypts the j-th block of every message still running in one ECB call, so a page of tokens costs
  * as many calls as its longest message has blocks.
+ *
+ * `shared` skips what every message of a page begins with: its first `shared.blocks` blocks are the same in all of
+ * them (a page's context and header), and `shared.chain` is CBC's state after them, so the rounds start there.
+ * Every message must be longer than those blocks (its last block, which CMAC masks, is never among them).
  */
-function cmacInto(key: Key, data: Buffer, starts: readonly number[], lengths: readonly number[], macs: Buffer) {
+function cmacInto(
+  key: Key,
+  data: Buffer,
+  starts: readonly number[],
+  lengths: readonly number[],
+  macs: Buffer,
+  shared?: { blocks: number; chain: Buffer },
+) {
   const n = starts.length
-  if (n === 1) {
+  if (n === 1 && shared === undefined) {
     const blocks = Buffer.allocUnsafe(16 * blocksOf(lengths[0]))
     padded(key, data, starts[0], lengths[0], blocks, 0)
     for (let b = 0; b < 16; b++) blocks[b] ^= key.chain[b]
@@ -131,23 +142,31 @@ function cmacInto(key: Key, data: Buffer, starts: readonly number[], lengths: re
     for (let b = 0; b < 16; b++) key.chain[b] = macs[b] = out[out.length - 16 + b]
     return
   }
-  const laid: Buffer[] = []
+  const skip = 16 * (shared?.blocks ?? 0)
+  // Every message's blocks after the shared ones, padded and masked, one after another in one buffer.
+  const laidAt = new Array<number>(n)
+  let laidBytes = 0
   let rounds = 0
   for (let i = 0; i < n; i++) {
-    const blocks = Buffer.allocUnsafe(16 * blocksOf(lengths[i]))
-    padded(key, data, starts[i], lengths[i], blocks, 0)
-    laid.push(blocks)
-    rounds = Math.max(rounds, blocks.length / 16)
+    if (skip > 0 && lengths[i] <= skip) throw new Error('a message is no longer than the blocks its page shares')
+    const tail = 16 * blocksOf(lengths[i] - skip)
+    laidAt[i] = laidBytes
+    laidBytes += tail
+    rounds = Math.max(rounds, tail / 16)
   }
-  macs.fill(0, 0, 16 * n)
+  const laid = Buffer.allocUnsafe(laidBytes)
+  for (let i = 0; i < n; i++) padded(key, data, starts[i] + skip, lengths[i] - skip, laid, laidAt[i])
+  if (shared) for (let i = 0; i < n; i++) shared.chain.copy(macs, 16 * i)
+  else macs.fill(0, 0, 16 * n)
   const input = Buffer.allocUnsafe(16 * n)
   const running: number[] = []
   for (let j = 0; j < rounds; j++) {
     running.length = 0
     for (let i = 0; i < n; i++) {
-      if (16 * j >= laid[i].length) continue
+      const at = laidAt[i] + 16 * j
+      if (at >= (i + 1 < n ? laidAt[i + 1] : laidBytes)) continue
       const o = 16 * running.length
-      for (let b = 0; b < 16; b++) input[o + b] = macs[16 * i + b] ^ laid[i][16 * j + b]
+      for (let b = 0; b < 16; b++) input[o + b] = macs[16 * i + b] ^ laid[at + b]
       running.push(i)
     }
     const out = key.mac.update(input.subarray(0, 16 * running.length))
@@ -158,8 +177,22 @@ function cmacInto(key: Key, data: Buffer, starts: readonly number[], lengths: re
   }
 }
 
-/** AES-CMAC of each message (for tests; the codec lays a page's messages out in one buffer). */
-export function cmacAll(key: Key, messages: readonly Buffer[]): Buffer[] {
+/** CBC's state after the whole blocks of `prefix` (AES-CMAC's chain before the rest of a message). */
+function chainAfter(key: Key, prefix: Buffer, blocks: number): Buffer {
+  let chain = Buffer.alloc(16)
+  for (let j = 0; j < blocks; j++) {
+    const block = Buffer.allocUnsafe(16)
+    for (let b = 0; b < 16; b++) block[b] = chain[b] ^ prefix[16 * j + b]
+    chain = key.mac.update(block)
+  }
+  return chain
+}
+
+/**
+ * AES-CMAC of each message (for tests; the codec lays a page's messages out in one buffer). With `sharedBlocks`, the
+ * messages begin with that many identical blocks, chained once as a page's context and header are.
+ */
+export function cmacAll(key: Key, messages: readonly Buffer[], sharedBlocks?: number): Buffer[] {
   const starts: number[] = []
   let at = 0
   for (const m of messages) {
@@ -168,7 +201,9 @@ export function cmacAll(key: Key, messages: readonly Buffer[]): Buffer[] {
   }
   const macs = Buffer.alloc(16 * messages.length)
   const lengths = messages.map((m) => m.length)
-  cmacInto(key, Buffer.concat(messages), starts, lengths, macs)
+  const shared =
+    sharedBlocks === undefined ? undefined : { blocks: sharedBlocks, chain: chainAfter(key, messages[0], sharedBlocks) }
+  cmacInto(key, Buffer.concat(messages), starts, lengths, macs, shared)
   return messages.map((_, i) => macs.subarray(16 * i, 16 * i + 16))
 }
 
@@ -241,6 +276,27 @@ export function createCompactTokenCodec(tokens: TokenCipher): CompactTokenCodec 
   }
 
   /**
+   * The CMAC chain after the whole blocks that every message of a page starts with (context length, context, header:
+   * the same for every token of one context and format), made once per context and format: a page of 16 vehicle
+   * tokens then runs 3 of its 6 CMAC rounds instead of all 6. `messages` holds a page's first message at 0.
+   */
+  const chains = new Map<string, { blocks: number; chain: Buffer }>()
+  function sharedChain(format: number, context: string, messages: Buffer, lengths: readonly number[]) {
+    const prefix = 2 + contextBytes(context).length + sealing.headers[format].length
+    // Each message's last block is its own (CMAC masks it), so at most the blocks before every message's last one.
+    let blocks = Math.floor(prefix / 16)
+    for (let i = 0; i < lengths.length; i++) blocks = Math.min(blocks, blocksOf(lengths[i]) - 1)
+    const name = `${format}|${blocks}|${context}`
+    let shared = chains.get(name)
+    if (!shared) {
+      if (chains.size >= 1024) chains.clear()
+      shared = { blocks, chain: chainAfter(sealing, messages, blocks) }
+      chains.set(name, shared)
+    }
+    return shared
+  }
+
+  /**
    * Seals claims of one context in one format: `lengths[i]` bytes each (undefined: not sealed), written by
    * `write(i, into, at)`. Everything of the page lives in three buffers: the MAC's messages (context, header, claim),
    * the counter blocks, the tokens.
@@ -279,7 +335,14 @@ export function createCompactTokenCodec(tokens: TokenCipher): CompactTokenCodec 
     const macStarts = starts.map((s) => s - prefix)
     const ivs = Buffer.allocUnsafe(16 * n)
     const macLengths = sizes.map((size) => prefix + size)
-    cmacInto(sealing, messages, macStarts, macLengths, ivs)
+    cmacInto(
+      sealing,
+      messages,
+      macStarts,
+      macLengths,
+      ivs,
+      n > 1 ? sharedChain(format, context, messages, macLengths) : undefined,
+    )
     // Every token's keystream in one call.
     const counters = Buffer.allocUnsafe(blockBytes)
     for (let k = 0, at = 0; k < n; k++) at += counterBlocks(ivs, 16 * k, sizes[k], counters, at)
