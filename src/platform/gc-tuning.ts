@@ -9,9 +9,10 @@ import { setFlagsFromString } from 'node:v8'
  * providers' wait (~100 ms of a car search, while scavenges come every ~250 ms) survive about half the time, so their
  * sites were pretenured (`--trace-pretenuring`: "tenure" at survival ratios of 0.31 to 0.73). Those objects then die
  * in the old generation, where only a full collection finds them, and until then every young object they point to
- * counts as alive: the scavenges kept and promoted the rest of each finished search. Measured at 100 car searches in
- * flight (`npm run bench -- car-search`, `--trace-gc-nvp`): 5.1 MB promoted per scavenge with pretenuring and 1.45 MB
- * without (the search sessions, which do live on), scavenges of 11.6 ms instead of 7.2 ms, and less CPU per search.
+ * counts as alive: the scavenges kept and promoted the rest of each finished search. Whether V8 takes that decision
+ * depends on timing; in the runs where it did (100 car searches in flight, `--trace-gc-nvp`), each scavenge promoted
+ * 5.1 MB instead of 1.45 MB (the search sessions, which do live on) and took 11.6 ms instead of 7.2 ms, and a search
+ * cost 10-20 % more CPU. Without pretenuring every run is like the good ones (README, Benchmarks: car-search).
  */
 const PRETENURING_FLAG = /allocation[-_]site[-_]pretenuring/
 

@@ -11,7 +11,7 @@ const tuning = fileURLToPath(new URL('../../src/platform/gc-tuning.ts', import.m
  * a site ends up tenured depends on timing, so the test looks for the weighing itself, which every run does while
  * pretenuring is on and none once it is off.
  */
-function decisions(turnOff: boolean, extraFlags: string[] = []): string {
+function pretenuringTrace(turnOff: boolean, extraFlags: string[] = []): string {
   const script = `
     ${turnOff ? `const { noAllocationSitePretenuring } = await import(${JSON.stringify(tuning)}); noAllocationSitePretenuring()` : ''}
     const kept = []
@@ -36,11 +36,14 @@ const weighed = (trace: string) => /pretenuring: /.test(trace)
 
 describe('GC tuning: no allocation-site pretenuring in the service', () => {
   it('V8 weighs allocation sites for pretenuring after scavenges, and no longer once the service turned it off', () => {
-    assert.ok(weighed(decisions(false)), 'the workload should make V8 weigh its sites (else this test proves nothing)')
-    assert.ok(!weighed(decisions(true)), 'no site may be weighed for pretenuring once it is off')
+    assert.ok(
+      weighed(pretenuringTrace(false)),
+      'the workload should make V8 weigh its sites (else this test proves nothing)',
+    )
+    assert.ok(!weighed(pretenuringTrace(true)), 'no site may be weighed for pretenuring once it is off')
   })
 
   it('leaves a pretenuring flag that node was started with as it is', () => {
-    assert.ok(weighed(decisions(true, ['--allocation-site-pretenuring'])))
+    assert.ok(weighed(pretenuringTrace(true, ['--allocation-site-pretenuring'])))
   })
 })
