@@ -278,11 +278,11 @@ export function createCompactTokenCodec(tokens: TokenCipher): CompactTokenCodec 
   /**
    * The CMAC chain after the whole blocks that every message of a page starts with (context length, context, header:
    * the same for every token of one context and format), made once per context and format: a page of 16 vehicle
-   * tokens then runs 3 of its 6 CMAC rounds instead of all 6. `messages` holds a page's first message at 0.
+   * tokens then runs 3 of its 6 CMAC rounds instead of all 6. `prefix` is those shared bytes' length (sealAll's),
+   * and `messages` holds a page's first message at 0.
    */
   const chains = new Map<string, { blocks: number; chain: Buffer }>()
-  function sharedChain(format: number, context: string, messages: Buffer, lengths: readonly number[]) {
-    const prefix = 2 + contextBytes(context).length + sealing.headers[format].length
+  function sharedChain(format: number, context: string, prefix: number, messages: Buffer, lengths: readonly number[]) {
     // Each message's last block is its own (CMAC masks it), so at most the blocks before every message's last one.
     let blocks = Math.floor(prefix / 16)
     for (let i = 0; i < lengths.length; i++) blocks = Math.min(blocks, blocksOf(lengths[i]) - 1)
@@ -341,7 +341,7 @@ export function createCompactTokenCodec(tokens: TokenCipher): CompactTokenCodec 
       macStarts,
       macLengths,
       ivs,
-      n > 1 ? sharedChain(format, context, messages, macLengths) : undefined,
+      n > 1 ? sharedChain(format, context, prefix, messages, macLengths) : undefined,
     )
     // Every token's keystream in one call.
     const counters = Buffer.allocUnsafe(blockBytes)
