@@ -1,5 +1,5 @@
 /**
- * The micromobility spatial index in-process (no service): `buildFleetIndex` (kdbush + geokdbush) over 1,000,000
+ * The micromobility spatial index in-process (no service): `buildFleetIndex` (kdbush + `nearestWithin`, src/platform/nearest.ts) over 1,000,000
  * synthetic vehicles around Berlin, against a linear scan with `distanceMeters` and a sort.
  *
  * The fleet is deterministic (seeded PRNG): 55 % spread evenly over a disc of 15 km radius (30 km across) around
@@ -37,7 +37,7 @@ const WARMUP_QUERIES = 2_000
 const BUILDS = 3
 const TARGET_RADIUS_M = 500
 const TARGET_P99_MS = 1
-/** Two distances this close count as a tie (geokdbush orders by its own haversine, rounding differs). */
+/** Two distances this close count as a tie (the index orders by its own haversine, rounding differs). */
 const TIE_M = 1e-6
 
 /** The predicate src/domain/micromobility/vehicles.ts builds for a search request. */
@@ -242,8 +242,8 @@ function linearWithin(
 }
 
 /**
- * Undefined when `got` (index) equals `want` (linear scan), allowing ties; otherwise what differs. geokdbush takes
- * the Earth's radius as 6371 km, distanceMeters 6371.0088 km, so a vehicle within ~1.4 ppm of the radius may be in
+ * Undefined when `got` (index) equals `want` (linear scan), allowing ties; otherwise what differs. The index takes
+ * the Earth's radius as 6371 km (geokdbush's), distanceMeters 6371.0088 km, so a vehicle within ~1.4 ppm of the radius may be in
  * one answer and not the other: such a vehicle at the end is counted as a boundary case, not as a difference.
  */
 function compare(

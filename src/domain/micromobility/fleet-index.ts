@@ -1,12 +1,12 @@
-import { around } from 'geokdbush'
 import KDBush from 'kdbush'
 import type { FleetSnapshot, ProviderMicroVehicle } from '../../connectors/types/micromobility.ts'
+import { nearestWithin } from '../../platform/nearest.ts'
 
 /** A fleet with a k-d tree over its positions, answering radius queries nearest first. */
 export interface FleetIndex {
   version: string
   vehicles: ProviderMicroVehicle[]
-  /** Indexes into `vehicles` within `radiusMeters`, nearest first, that pass `accept`. */
+  /** Indexes into `vehicles` within `radiusMeters`, nearest first (then by index), that pass `accept`. */
   within(
     latitude: number,
     longitude: number,
@@ -28,7 +28,14 @@ export function buildFleetIndex(snapshot: FleetSnapshot): FleetIndex {
     within: (latitude, longitude, radiusMeters, accept, max = Number.POSITIVE_INFINITY) =>
       vehicles.length === 0
         ? []
-        : around(index, longitude, latitude, max, radiusMeters / 1000, accept ? (i) => accept(vehicles[i]) : undefined),
+        : nearestWithin(
+            index,
+            longitude,
+            latitude,
+            max,
+            radiusMeters / 1000,
+            accept ? (i) => accept(vehicles[i]) : undefined,
+          ),
   }
 }
 
