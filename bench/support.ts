@@ -379,17 +379,26 @@ export interface LoadResult {
    * core, and the server's CPU microseconds per request: less sensitive to a noisy machine than requests/s.
    * Undefined where /proc is not available.
    */
-  cpu: { server?: number; client: number; serverMicrosPerRequest?: number }
+  cpu: {
+    server?: number
+    client: number
+    serverMicrosPerRequest?: number
+    /**
+     * Of serverMicrosPerRequest, the part spent in the kernel (system time): the socket reads and writes, and on a
+     * virtual machine the wake-up of a load generator that sleeps between answers (see README, Benchmarks).
+     */
+    serverKernelMicrosPerRequest?: number
+  }
 }
 
-/** utime + stime of a process in seconds, from /proc (Linux; USER_HZ is 100 there). */
-function processCpuSeconds(pid: number | undefined): number | undefined {
+/** utime and stime of a process in seconds, from /proc (Linux; USER_HZ is 100 there). */
+function processCpuSeconds(pid: number | undefined): { user: number; system: number } | undefined {
   if (pid === undefined) return undefined
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     // Fields 14 and 15 of proc(5), counted from the state field (3).
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 }
   } catch {
     return undefined
   }
@@ -437,7 +446,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const wallSec = (performance.now() - started) / 1000
   const clientUsage = process.cpuUsage(clientBefore)
   const serverAfter = processCpuSeconds(options.serverPid)
-  const serverSec = serverBefore !== undefined && serverAfter !== undefined ? serverAfter - serverBefore : undefined
+  const serverSec =
+    serverBefore !== undefined && serverAfter !== undefined
+      ? serverAfter.user + serverAfter.system - serverBefore.user - serverBefore.system
+      : undefined
+  const kernelSec =
+    serverBefore !== undefined && serverAfter !== undefined ? serverAfter.system - serverBefore.system : undefined
 
   const sorted = latencies.subarray(0, count).sort()
   const at = (q: number) =>
@@ -460,6 +474,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       client: (clientUsage.user + clientUsage.system) / 1e6 / wallSec,
       serverMicrosPerRequest:
         serverSec === undefined || result.requests.total === 0 ? undefined : (serverSec * 1e6) / result.requests.total,
+      serverKernelMicrosPerRequest:
+        kernelSec === undefined || result.requests.total === 0 ? undefined : (kernelSec * 1e6) / result.requests.total,
     },
   }
 }
@@ -517,6 +533,8 @@ export interface SideSummary {
   non2xx: number
   /** Server CPU microseconds per request; NaN where /proc is not available. */
   micros: number
+  /** Of `micros`, the kernel's (system time). */
+  kernelMicros: number
   /** The load generator's CPU share. */
   client: number
 }
@@ -533,7 +551,8 @@ export interface BareComparison {
 
 const fmtCpu = (r: LoadResult) =>
   `server ${r.cpu.server === undefined ? 'n/a' : `${Math.round(r.cpu.server * 100)}%`}` +
-  ` (${r.cpu.serverMicrosPerRequest === undefined ? 'n/a' : `${r.cpu.serverMicrosPerRequest.toFixed(1)} µs/req`}),` +
+  ` (${r.cpu.serverMicrosPerRequest === undefined ? 'n/a' : `${r.cpu.serverMicrosPerRequest.toFixed(1)} µs/req`}` +
+  `${r.cpu.serverKernelMicrosPerRequest === undefined ? '' : `, kernel ${r.cpu.serverKernelMicrosPerRequest.toFixed(1)}`}),` +
   ` load generator ${Math.round(r.cpu.client * 100)}%`
 
 const summarize = (results: LoadResult[]): SideSummary => ({
@@ -542,6 +561,7 @@ const summarize = (results: LoadResult[]): SideSummary => ({
   p99: median(results.map((r) => r.latency.p99)),
   non2xx: results.reduce((n, r) => n + r.non2xx, 0),
   micros: median(results.map((r) => r.cpu.serverMicrosPerRequest ?? Number.NaN)),
+  kernelMicros: median(results.map((r) => r.cpu.serverKernelMicrosPerRequest ?? Number.NaN)),
   client: median(results.map((r) => r.cpu.client)),
 })
 
@@ -628,8 +648,9 @@ export function bareComparisonReport(
     fmtMs(x.p99),
     ...(options.non2xx ? [String(x.non2xx)] : []),
     fmtMicros(x.micros),
+    fmtMicros(x.kernelMicros),
   ]
-  const header = ['', 'req/s', 'p50', 'p99', ...(options.non2xx ? ['non-2xx'] : []), 'server CPU/req']
+  const header = ['', 'req/s', 'p50', 'p99', ...(options.non2xx ? ['non-2xx'] : []), 'server CPU/req', 'of it kernel']
   const report = [
     ...table(
       [
