@@ -161,7 +161,7 @@ function pushSubtree(
 
 /**
  * Ids of the index's points within `maxDistanceKm` of (lng, lat), nearest first (then by id), at most `maxResults`,
- * that pass `accept` (when given).
+ * that pass `accept` (when given; a plain predicate: it must not query an index itself, the walk's state is shared).
  */
 export function nearestWithin(
   index: KDBush,
