@@ -236,7 +236,10 @@ describe('Idempotency-Key: replays', { skip: skipReason }, () => {
     const reserved = await send(h, { key: noneKey, path: '/micromobility/trips', body: trip, idem: tripKey })
     assert.equal(reserved.status, 201, reserved.text)
 
+    // Runs of 24 or more base64url characters are this service's random tokens, hashes and ids, which may spell "Ada"
+    // or "1234567" by chance; every personal value is shorter or holds other characters, so it stays in the text.
     const stored = JSON.stringify(await rowsOf(h, none.tenant.id))
+    const values = stored.replace(/[A-Za-z0-9_-]{24,}/g, '')
     for (const personal of [
       'Ada',
       'Lovelace',
@@ -248,7 +251,7 @@ describe('Idempotency-Key: replays', { skip: skipReason }, () => {
       'rider@',
       'Rita',
     ]) {
-      assert.ok(!stored.includes(personal), `${personal} is not stored`)
+      assert.ok(!values.includes(personal), `${personal} is not stored`)
     }
     assert.ok(!stored.includes(idem), 'nor is the key itself')
 
