@@ -19,7 +19,8 @@
  *
  * The machine's floor is measured in the same run: the same load against a bare node:http server that answers every
  * request after one 100 ms timer with the same bytes as the service's first page. What it misses of the target is
- * what this machine and the load generator cost before the service does anything.
+ * what this machine and the load generator cost before the service does anything. The service's CPU per search and
+ * p99 as multiples of the floor's are printed as info: they compare between sittings of machines that differ in speed.
  *
  * The p99 of one run rests on its slowest ~1 % of searches, and on a shared machine those are mostly the moments the
  * service's event loop waited for a core: each run's contention (cores busy, the event loop's run-queue delay) is
@@ -466,6 +467,18 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           pass: r99 <= MAX_P99_RATIO,
         },
       ],
+      info: [
+        {
+          // The machine's speed in the same run (the floor writes the same answer after the same timer): CPU
+          // figures of two sittings compare through this ratio only.
+          name: "CPU per search ÷ the floor's per answer (kernel part of each)",
+          measured: cpuAgainstFloor(result, floor),
+        },
+        {
+          name: `p99 ÷ the floor's p99, ${CONNECTIONS} conn.`,
+          measured: `${(p99 / floor.latency.p99).toFixed(3)} (floor ${(floor.latency.p99 / PROVIDER_LATENCY_MS).toFixed(3)} × provider latency)`,
+        },
+      ],
       errors,
     }
   } finally {
@@ -521,6 +534,15 @@ const fmtContention = (c: Contention | undefined) =>
     ? 'n/a'
     : `machine ${Math.round(c.machineBusy * 100)}% busy (${availableParallelism()} cores), server's event loop waited` +
       ` ${fmtInt(c.waitedMs)} ms for a core (${((c.waitedMs / c.wallMs) * 100).toFixed(1)}% of the run)`
+
+function cpuAgainstFloor(result: LoadResult, floor: LoadResult): string {
+  const service = result.cpu.serverMicrosPerRequest
+  const bare = floor.cpu.serverMicrosPerRequest
+  if (service === undefined || bare === undefined) return 'n/a'
+  const kernel = (r: LoadResult) =>
+    r.cpu.serverKernelMicrosPerRequest === undefined ? '' : `, kernel ${fmtInt(r.cpu.serverKernelMicrosPerRequest)} µs`
+  return `${(service / bare).toFixed(1)} × (${fmtInt(service)} µs${kernel(result)}; floor ${fmtInt(bare)} µs${kernel(floor)})`
+}
 
 /**
  * What the target's rate costs in cores on this machine: the service's and the load generator's CPU per search
