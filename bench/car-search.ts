@@ -33,6 +33,7 @@ import {
   type BenchContext,
   type Benchmark,
   type BenchOutcome,
+  cpuMultiple,
   createTenantKey,
   fmtInt,
   fmtMs,
@@ -472,7 +473,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           // The machine's speed in the same run (the floor writes the same answer after the same timer): CPU
           // figures of two sittings compare through this ratio only.
           name: "CPU per search ÷ the floor's per answer (kernel part of each)",
-          measured: cpuAgainstFloor(result, floor),
+          measured: cpuMultiple(cpuOf(result), cpuOf(floor), 'floor'),
         },
         {
           name: `p99 ÷ the floor's p99, ${CONNECTIONS} conn.`,
@@ -529,20 +530,13 @@ function contentionProbe(pid: number | undefined): () => Contention | undefined 
   }
 }
 
+const cpuOf = (r: LoadResult) => ({ micros: r.cpu.serverMicrosPerRequest, kernel: r.cpu.serverKernelMicrosPerRequest })
+
 const fmtContention = (c: Contention | undefined) =>
   c === undefined
     ? 'n/a'
     : `machine ${Math.round(c.machineBusy * 100)}% busy (${availableParallelism()} cores), server's event loop waited` +
       ` ${fmtInt(c.waitedMs)} ms for a core (${((c.waitedMs / c.wallMs) * 100).toFixed(1)}% of the run)`
-
-function cpuAgainstFloor(result: LoadResult, floor: LoadResult): string {
-  const service = result.cpu.serverMicrosPerRequest
-  const bare = floor.cpu.serverMicrosPerRequest
-  if (service === undefined || bare === undefined) return 'n/a'
-  const kernel = (r: LoadResult) =>
-    r.cpu.serverKernelMicrosPerRequest === undefined ? '' : `, kernel ${fmtInt(r.cpu.serverKernelMicrosPerRequest)} µs`
-  return `${(service / bare).toFixed(1)} × (${fmtInt(service)} µs${kernel(result)}; floor ${fmtInt(bare)} µs${kernel(floor)})`
-}
 
 /**
  * What the target's rate costs in cores on this machine: the service's and the load generator's CPU per search

@@ -1,6 +1,6 @@
 /**
- * The micromobility spatial index in-process (no service): `buildFleetIndex` (kdbush + `nearestWithin`, src/platform/nearest.ts) over 1,000,000
- * synthetic vehicles around Berlin, against a linear scan with `distanceMeters` and a sort.
+ * The micromobility spatial index in-process (no service): `buildFleetIndex` (kdbush + `nearestWithin` of
+ * src/platform/nearest.ts) over 1,000,000 synthetic vehicles around Berlin, against a linear scan with `distanceMeters` and a sort.
  *
  * The fleet is deterministic (seeded PRNG): 55 % spread evenly over a disc of 15 km radius (30 km across) around
  * the centre, 45 % in 24 dense clusters (Gaussian, σ 150–600 m). Query points: half anywhere in the disc, half near
@@ -243,8 +243,8 @@ function linearWithin(
 
 /**
  * Undefined when `got` (index) equals `want` (linear scan), allowing ties; otherwise what differs. The index takes
- * the Earth's radius as 6371 km (geokdbush's), distanceMeters 6371.0088 km, so a vehicle within ~1.4 ppm of the radius may be in
- * one answer and not the other: such a vehicle at the end is counted as a boundary case, not as a difference.
+ * the Earth's radius as 6371 km (geokdbush's), distanceMeters 6371.0088 km, so a vehicle within ~1.4 ppm of the
+ * radius may be in one answer and not the other: such a vehicle at the end is counted as a boundary case, not as a difference.
  */
 function compare(
   vehicles: ProviderMicroVehicle[],

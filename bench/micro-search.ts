@@ -22,6 +22,7 @@ import {
   type BenchOutcome,
   bareComparisonReport,
   compareWithBare,
+  cpuMultiple,
   createTenantKey,
   fmtInt,
   fmtMs,
@@ -209,9 +210,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
         {
           // The machine's speed in the same run: CPU figures of two sittings compare through this ratio only.
           name: "CPU per search ÷ the bare server's per request (kernel part of each)",
-          measured:
-            `${(s.micros / b.micros).toFixed(1)} × (${fmtMicros(s.micros)}, kernel ${fmtMicros(s.kernelMicros)};` +
-            ` bare ${fmtMicros(b.micros)}, kernel ${fmtMicros(b.kernelMicros)})`,
+          measured: cpuMultiple(
+            { micros: s.micros, kernel: s.kernelMicros },
+            { micros: b.micros, kernel: b.kernelMicros },
+            'bare',
+          ),
         },
       ],
       errors,
